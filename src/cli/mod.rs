@@ -1,0 +1,93 @@
+//! The `runstart` command line: argument parsing and printing only. Every subcommand lives in
+//! its own file and calls the library.
+
+mod validate;
+
+use clap::{Parser, Subcommand};
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Exit status: no errors found.
+pub const EXIT_CLEAN: u8 = 0;
+/// Exit status: the input has problems.
+#[allow(dead_code)] // used once validate lands
+pub const EXIT_PROBLEMS: u8 = 1;
+/// Exit status: usage or I/O error.
+pub const EXIT_USAGE: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "runstart",
+    version,
+    about = "Validate Kindgi pack indexes, resolve tool ranges, route capabilities and prepare runs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate one or more pack indexes (index.json) and report every problem.
+    Validate(validate::Args),
+}
+
+/// Output format shared by the subcommands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Format {
+    /// One line per issue.
+    #[default]
+    Human,
+    /// Machine-readable JSON.
+    Json,
+}
+
+/// Parses the arguments, runs the subcommand and maps the outcome to an exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                EXIT_USAGE
+            } else {
+                EXIT_CLEAN
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = match cli.command {
+        Command::Validate(args) => validate::run(args, &mut out),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(CliError::BrokenPipe) => EXIT_CLEAN,
+        Err(CliError::Usage(msg)) => {
+            let _ = writeln!(io::stderr(), "runstart: {msg}");
+            EXIT_USAGE
+        }
+    };
+    let _ = out.flush();
+    ExitCode::from(code)
+}
+
+/// Why a subcommand could not finish.
+#[derive(Debug)]
+pub enum CliError {
+    /// stdout was closed (e.g. piped into `head`): not an error.
+    BrokenPipe,
+    /// Usage or I/O problem, reported on stderr with exit status 2.
+    Usage(String),
+}
+
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> CliError {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Usage(e.to_string())
+        }
+    }
+}

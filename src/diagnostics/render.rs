@@ -1,0 +1,114 @@
+//! Human rendering of a [`Report`]: one line per issue, with line and column resolved from
+//! the issue's JSON Pointer.
+
+use super::pointer::{SpanMap, line_col};
+use super::{Issue, Report};
+use std::fmt::Write as _;
+
+/// Renders `report` for `file_name` whose text is `source` (when it could be read as text):
+///
+/// ```text
+/// index.json:41:17: error[tool-version-unresolvable] /agents/2/tools/0/version: <message>
+/// ```
+///
+/// Without a source the position is left out (`index.json: error[…] …`). Control characters
+/// from the input are escaped so a pack cannot drive the terminal.
+pub fn human(file_name: &str, source: Option<&str>, report: &Report) -> String {
+    let spans = match source {
+        Some(text) if !report.is_empty() => Some(SpanMap::build(text)),
+        _ => None,
+    };
+    let mut out = String::new();
+    for issue in report.issues() {
+        line(&mut out, file_name, source, spans.as_ref(), issue);
+    }
+    out
+}
+
+fn line(
+    out: &mut String,
+    file: &str,
+    source: Option<&str>,
+    spans: Option<&SpanMap>,
+    issue: &Issue,
+) {
+    out.push_str(&sanitize(file));
+    let position = issue
+        .params()
+        .get("line")
+        .and_then(|l| Some((l.as_u64()?, issue.params().get("column")?.as_u64()?)))
+        .map(|(l, c)| (l as usize, c as usize))
+        .or_else(|| {
+            let (text, spans) = (source?, spans?);
+            spans
+                .offset(issue.instance_path())
+                .map(|o| line_col(text, o))
+        });
+    if let Some((l, c)) = position {
+        let _ = write!(out, ":{l}:{c}");
+    }
+    let _ = write!(out, ": {}[{}] ", issue.severity(), sanitize(issue.code()));
+    if issue.instance_path().is_empty() {
+        out.push('/');
+    } else {
+        out.push_str(&sanitize(issue.instance_path()));
+    }
+    out.push_str(": ");
+    out.push_str(&sanitize(issue.message()));
+    out.push('\n');
+}
+
+/// Escapes control characters (including newlines) so one issue stays on one line.
+pub fn sanitize(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_line_and_column_from_pointer() {
+        let text = "{\n  \"agents\": [\n    {\"id\": 1}\n  ]\n}\n";
+        let mut r = Report::new();
+        r.push(Issue::error("type", "/agents/0/id", "must be string"));
+        r.push(Issue::warning(
+            "non-canonical-index",
+            "",
+            "keys\nnot sorted",
+        ));
+        assert_eq!(
+            human("index.json", Some(text), &r),
+            "index.json:3:12: error[type] /agents/0/id: must be string\n\
+             index.json:1:1: warning[non-canonical-index] /: keys\\nnot sorted\n"
+        );
+    }
+
+    #[test]
+    fn explicit_line_params_win_and_missing_source_omits_position() {
+        let mut r = Report::new();
+        r.push(
+            Issue::error("json-syntax", "", "EOF while parsing")
+                .with_param("line", 7)
+                .with_param("column", 3),
+        );
+        assert_eq!(
+            human("x.json", None, &r),
+            "x.json:7:3: error[json-syntax] /: EOF while parsing\n"
+        );
+        let mut r = Report::new();
+        r.push(Issue::error("io", "", "gone"));
+        assert_eq!(human("x.json", None, &r), "x.json: error[io] /: gone\n");
+    }
+}

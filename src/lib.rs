@@ -1,0 +1,12 @@
+//! runstart: validate Kindgi pack indexes, resolve npm-style tool ranges, route capability
+//! declarations to providers and prepare agent runs.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(
+    missing_debug_implementations,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
+pub mod diagnostics;
