@@ -10,3 +10,6 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod diagnostics;
+pub mod index;
+pub mod schema;
+pub mod validate;

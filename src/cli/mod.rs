@@ -10,7 +10,6 @@ use std::process::ExitCode;
 /// Exit status: no errors found.
 pub const EXIT_CLEAN: u8 = 0;
 /// Exit status: the input has problems.
-#[allow(dead_code)] // used once validate lands
 pub const EXIT_PROBLEMS: u8 = 1;
 /// Exit status: usage or I/O error.
 pub const EXIT_USAGE: u8 = 2;

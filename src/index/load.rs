@@ -1,0 +1,263 @@
+//! Bytes → [`PackIndex`], collecting every problem.
+
+use super::wire::Env;
+use super::{Indexed, PackIndex, raw_list};
+use crate::diagnostics::{Issue, Report};
+use crate::schema::issue_from_error;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// Issue code: the file is not UTF-8.
+pub const INVALID_UTF8: &str = "invalid-utf8";
+/// Issue code: the file is not JSON.
+pub const JSON_SYNTAX: &str = "json-syntax";
+/// Issue code: the envelope `v` is not 1.
+pub const ENVELOPE_VERSION: &str = "envelope-version";
+/// Issue code: an entry or envelope field has the wrong shape.
+pub const SHAPE: &str = "invalid-shape";
+
+/// What [`load`] found.
+#[derive(Debug)]
+pub struct Loaded<'a> {
+    /// The file's text, when it is UTF-8.
+    pub text: Option<&'a str>,
+    /// The parsed JSON document, when it parsed.
+    pub document: Option<Value>,
+    /// The typed index, when the envelope is usable (`v` is 1 and the top level is an
+    /// object). Entries with shape problems are left out.
+    pub index: Option<PackIndex>,
+    /// Every problem met while loading.
+    pub report: Report,
+}
+
+fn shape_validator() -> &'static jsonschema::Validator {
+    static SHAPE_SCHEMA: OnceLock<jsonschema::Validator> = OnceLock::new();
+    SHAPE_SCHEMA.get_or_init(|| {
+        let schema: Value = serde_json::from_str(include_str!("pack-index.schema.json"))
+            .expect("the embedded pack index schema is valid JSON"); // ok: compiled-in constant, covered by tests
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(true)
+            .build(&schema)
+            .expect("the embedded pack index schema compiles") // ok: compiled-in constant, covered by tests
+    })
+}
+
+/// Loads a pack index from the bytes of `index.json`.
+///
+/// Never panics and never stops at the first problem: a document that parses is checked in
+/// full against the entry shapes of pack index 1.7.0, and every violation becomes an issue
+/// (Ajv-shaped, code `invalid-shape`). Loading stops early only where nothing more can be
+/// said: bytes that are not UTF-8 (`invalid-utf8`), text that is not JSON (`json-syntax`,
+/// with `line` and `column` in `params`), or an envelope `v` other than 1
+/// (`envelope-version`, message `Index envelope v<v> is not v1`).
+///
+/// # Examples
+///
+/// ```
+/// let loaded = runstart::index::load(br#"{"v": 2}"#);
+/// assert_eq!(loaded.report.issues()[0].message(), "Index envelope v2 is not v1");
+/// assert!(loaded.index.is_none());
+/// ```
+pub fn load(bytes: &[u8]) -> Loaded<'_> {
+    let mut report = Report::new();
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.valid_up_to();
+            let valid = String::from_utf8_lossy(bytes.get(..at).unwrap_or_default());
+            let (line, column) = crate::diagnostics::pointer::line_col(&valid, valid.len());
+            report.push(
+                Issue::error(
+                    INVALID_UTF8,
+                    "",
+                    format!("the file is not UTF-8: invalid byte sequence at byte {at}"),
+                )
+                .with_param("line", line)
+                .with_param("column", column),
+            );
+            return Loaded {
+                text: None,
+                document: None,
+                index: None,
+                report,
+            };
+        }
+    };
+    let document: Value = match serde_json::from_str(text) {
+        Ok(d) => d,
+        Err(e) => {
+            let message = strip_position(&e.to_string());
+            report.push(
+                Issue::error(JSON_SYNTAX, "", format!("invalid JSON: {message}"))
+                    .with_param("line", e.line())
+                    .with_param("column", e.column()),
+            );
+            return Loaded {
+                text: Some(text),
+                document: None,
+                index: None,
+                report,
+            };
+        }
+    };
+    let index = check_document(&document, &mut report);
+    Loaded {
+        text: Some(text),
+        document: Some(document),
+        index,
+        report,
+    }
+}
+
+/// serde_json appends " at line L column C"; the issue carries those as params.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(cut) => message[..cut].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+fn check_document(document: &Value, report: &mut Report) -> Option<PackIndex> {
+    let Some(top) = document.as_object() else {
+        report.push(
+            Issue::error(SHAPE, "", "the pack index must be a JSON object")
+                .with_keyword("type")
+                .with_schema_path("#/type")
+                .with_param("type", "object"),
+        );
+        return None;
+    };
+    if let Some(v) = top.get("v") {
+        // JSON's `1.0` is the number 1, as for Ajv's `const`.
+        if v.as_f64() != Some(1.0) {
+            report.push(
+                Issue::error(
+                    ENVELOPE_VERSION,
+                    "/v",
+                    format!("Index envelope v{v} is not v1"),
+                )
+                .with_keyword("const")
+                .with_schema_path("#/properties/v/const")
+                .with_param("allowedValue", 1),
+            );
+            return None;
+        }
+    }
+    report.extend(
+        shape_validator()
+            .iter_errors(document)
+            .map(|e| issue_from_error(&e, "", SHAPE)),
+    );
+    Some(PackIndex {
+        pack_id: string_field(document, "packId"),
+        pack_version: string_field(document, "packVersion"),
+        artifact_version: string_field(document, "artifactVersion"),
+        published_at: string_field(document, "publishedAt"),
+        tools: entries(document, "tools"),
+        guardrails: entries(document, "guardrails"),
+        agents: entries(document, "agents"),
+        flows: entries(document, "flows"),
+        blocks: entries(document, "blocks"),
+        env: document
+            .get("env")
+            .and_then(|e| serde_json::from_value::<Env>(e.clone()).ok()),
+    })
+}
+
+fn string_field(document: &Value, name: &str) -> String {
+    document
+        .get(name)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Entries of `list` whose shape deserializes; the others were reported by the shape check.
+fn entries<T: DeserializeOwned>(document: &Value, list: &str) -> Vec<Indexed<T>> {
+    raw_list(document, list)
+        .iter()
+        .enumerate()
+        .filter_map(|(index, raw)| {
+            T::deserialize(raw)
+                .ok()
+                .map(|entry| Indexed { index, entry })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(bytes: &[u8]) -> Vec<(String, String)> {
+        load(bytes)
+            .report
+            .issues()
+            .iter()
+            .map(|i| (i.code().to_owned(), i.instance_path().to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn embedded_schema_compiles() {
+        let _ = shape_validator();
+    }
+
+    #[test]
+    fn invalid_utf8_is_an_issue_with_position() {
+        let loaded = load(b"{\n  \"a\": \"\xff\"}");
+        let issue = &loaded.report.issues()[0];
+        assert_eq!(issue.code(), INVALID_UTF8);
+        assert_eq!(issue.params()["line"], 2);
+        assert_eq!(issue.params()["column"], 9);
+    }
+
+    #[test]
+    fn truncated_json_names_line_and_column() {
+        let loaded = load(b"{\n  \"v\": 1,\n  \"tools\": [");
+        let issue = &loaded.report.issues()[0];
+        assert_eq!(issue.code(), JSON_SYNTAX);
+        assert_eq!(issue.params()["line"], 3);
+        assert_eq!(issue.message(), "invalid JSON: EOF while parsing a list");
+    }
+
+    #[test]
+    fn envelope_v2_is_refused() {
+        assert_eq!(
+            codes(br#"{"v":2}"#),
+            vec![(ENVELOPE_VERSION.into(), "/v".into())]
+        );
+        assert_eq!(
+            load(br#"{"v":"1"}"#).report.issues()[0].message(),
+            r#"Index envelope v"1" is not v1"#
+        );
+    }
+
+    #[test]
+    fn shapes_are_all_reported() {
+        let doc = br#"{"v":1,"packId":"p","packVersion":"1","artifactVersion":"a",
+            "publishedAt":"yesterday","tools":[{"id":"t","input":{},"output":{},"extra":1}],
+            "guardrails":[],"agents":[{"id":"a"}],"flows":[]}"#;
+        let got = codes(doc);
+        assert!(
+            got.contains(&(SHAPE.into(), "/publishedAt".into())),
+            "{got:?}"
+        );
+        assert!(got.contains(&(SHAPE.into(), "/tools/0".into())), "{got:?}");
+        assert!(got.contains(&(SHAPE.into(), "/agents/0".into())), "{got:?}");
+        let loaded = load(doc);
+        let index = loaded.index.expect("envelope is usable");
+        assert!(
+            index.tools.is_empty(),
+            "a tool with an unknown field is left out"
+        );
+        assert!(index.agents.is_empty());
+    }
+
+    #[test]
+    fn top_level_must_be_an_object() {
+        assert_eq!(codes(b"[]"), vec![(SHAPE.into(), "".into())]);
+    }
+}

@@ -1,0 +1,83 @@
+//! Per-entry checks of the first cut: module paths in the index's form, and the JSON Schemas
+//! tools and guardrails carry.
+
+use crate::diagnostics::{Issue, Report};
+use crate::index::{LISTS, PackIndex, raw_list};
+use crate::schema::check_meta;
+use serde_json::Value;
+
+/// Issue code: a module path is not relative to the pack root with forward slashes.
+pub const MODULE_PATH: &str = "module-path-form";
+
+/// Why `path` is not in the index's form (forward slashes, relative to the pack root, no
+/// leading `./`), or `None` when it is.
+fn module_path_problem(path: &str) -> Option<&'static str> {
+    if path.contains('\\') {
+        Some("uses backslashes; write forward slashes")
+    } else if path.starts_with("./") {
+        Some("starts with `./`; write it without")
+    } else if path.starts_with('/') || path.as_bytes().get(1) == Some(&b':') {
+        Some("is absolute; write it relative to the pack root")
+    } else if path.split('/').any(|s| s == "..") {
+        Some("leaves the pack root with `..`")
+    } else if path.split('/').any(|s| s.is_empty() || s == ".") {
+        Some("has an empty or `.` segment")
+    } else {
+        None
+    }
+}
+
+pub(super) fn check_module_paths(document: &Value, report: &mut Report) {
+    for list in LISTS {
+        for (i, entry) in raw_list(document, list).iter().enumerate() {
+            for field in ["modulePath", "checkModulePath"] {
+                let Some(path) = entry.get(field).and_then(Value::as_str) else {
+                    continue;
+                };
+                if path.is_empty() {
+                    continue; // minLength is the shape check's
+                }
+                if let Some(problem) = module_path_problem(path) {
+                    report.push(Issue::error(
+                        MODULE_PATH,
+                        format!("/{list}/{i}/{field}"),
+                        format!("{field} \"{path}\" {problem} (e.g. tools/echo/index.ts)"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn check_schemas(index: &PackIndex, report: &mut Report) {
+    for tool in &index.tools {
+        let base = format!("/tools/{}", tool.index);
+        report.extend(check_meta(&tool.entry.input, &format!("{base}/input")));
+        report.extend(check_meta(&tool.entry.output, &format!("{base}/output")));
+    }
+    for guardrail in &index.guardrails {
+        if let Some(schema) = &guardrail.entry.config_schema {
+            report.extend(check_meta(
+                schema,
+                &format!("/guardrails/{}/configSchema", guardrail.index),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_path_forms() {
+        assert_eq!(module_path_problem("tools/echo/index.ts"), None);
+        assert_eq!(module_path_problem("ledger.py"), None);
+        assert!(module_path_problem("./tools/a.ts").is_some());
+        assert!(module_path_problem("/abs/a.ts").is_some());
+        assert!(module_path_problem("C:/a.ts").is_some());
+        assert!(module_path_problem("tools\\a.ts").is_some());
+        assert!(module_path_problem("../a.ts").is_some());
+        assert!(module_path_problem("a//b.ts").is_some());
+    }
+}
