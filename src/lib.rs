@@ -13,3 +13,7 @@ pub mod diagnostics;
 pub mod index;
 pub mod schema;
 pub mod validate;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

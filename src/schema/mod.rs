@@ -41,8 +41,17 @@ pub fn check_meta(schema: &Value, pointer: &str) -> Vec<Issue> {
         .iter_errors(schema)
         .map(|e| {
             let issue = issue_from_error(&e, pointer, INVALID_SCHEMA);
+            let mut got = e.instance().to_string();
+            if got.len() > 60 {
+                let mut cut = 57;
+                while !got.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                got.truncate(cut);
+                got.push_str("...");
+            }
             let message = format!(
-                "not a valid JSON Schema (draft 2020-12): {}",
+                "not a valid JSON Schema (draft 2020-12): {} (got {got})",
                 issue.message()
             );
             Issue::error(INVALID_SCHEMA, issue.instance_path(), message)

@@ -50,16 +50,16 @@ pub(super) fn check_sorted(document: &Value, report: &mut Report) {
         let mut previous: Option<&str> = None;
         for (i, entry) in entries.iter().enumerate() {
             let Some(id) = id_of(entry) else { continue };
-            if let Some(prev) = previous {
-                if crate::index::utf16_cmp(prev, id) == Ordering::Greater {
-                    report.push(Issue::error(
+            if let Some(prev) = previous
+                && crate::index::utf16_cmp(prev, id) == Ordering::Greater
+            {
+                report.push(Issue::error(
                         NOT_SORTED,
                         format!("/{list}/{i}/id"),
                         format!(
                             "{list} must be sorted by id (UTF-16 code-unit order): \"{id}\" comes after \"{prev}\""
                         ),
                     ));
-                }
             }
             previous = Some(id);
         }

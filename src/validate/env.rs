@@ -46,14 +46,14 @@ pub(super) fn check_env(document: &Value, report: &mut Report) {
                     &at,
                     format!("\"{name}\" is listed twice in `env.{list}`"),
                 ));
-            } else if let Some(prev) = previous {
-                if crate::index::utf16_cmp(prev, name) == Ordering::Greater {
-                    report.push(Issue::error(
-                        ENV_INVALID,
-                        &at,
-                        format!("`env.{list}` must be sorted: \"{name}\" comes after \"{prev}\""),
-                    ));
-                }
+            } else if let Some(prev) = previous
+                && crate::index::utf16_cmp(prev, name) == Ordering::Greater
+            {
+                report.push(Issue::error(
+                    ENV_INVALID,
+                    &at,
+                    format!("`env.{list}` must be sorted: \"{name}\" comes after \"{prev}\""),
+                ));
             }
             previous = Some(name);
         }
@@ -63,14 +63,14 @@ pub(super) fn check_env(document: &Value, report: &mut Report) {
         env.get("optional").and_then(Value::as_array),
     ) {
         for (i, name) in optional.iter().enumerate() {
-            if let Some(n) = name.as_str() {
-                if required.iter().any(|r| r.as_str() == Some(n)) {
-                    report.push(Issue::error(
-                        ENV_INVALID,
-                        format!("/env/optional/{i}"),
-                        format!("\"{n}\" is in both `env.required` and `env.optional`"),
-                    ));
-                }
+            if let Some(n) = name.as_str()
+                && required.iter().any(|r| r.as_str() == Some(n))
+            {
+                report.push(Issue::error(
+                    ENV_INVALID,
+                    format!("/env/optional/{i}"),
+                    format!("\"{n}\" is in both `env.required` and `env.optional`"),
+                ));
             }
         }
     }

@@ -1,0 +1,168 @@
+//! End-to-end tests of `runstart validate`: exit codes, golden reports.
+
+mod util;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn runstart(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_runstart"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the runstart binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 output")
+}
+
+/// Compares `actual` with the golden file, or rewrites it when `UPDATE_GOLDEN=1`.
+#[track_caller]
+fn assert_golden(path: &Path, actual: &str) {
+    if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
+        std::fs::write(path, actual).expect("write golden");
+        return;
+    }
+    let expected = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read golden {}: {e}", path.display()));
+    assert_eq!(actual, expected, "output differs from {}", path.display());
+}
+
+#[test]
+fn clean_fixture_packs_exit_0_without_issues() {
+    for pack in ["support-desk", "order-review"] {
+        let file = format!("fixtures/packs/{pack}/index.json");
+        let out = runstart(&["validate", &file]);
+        assert_eq!(out.status.code(), Some(0), "{pack}: {}", stdout(&out));
+        assert_eq!(stdout(&out), "", "{pack} should have no issues");
+    }
+}
+
+#[test]
+fn fixture_packs_are_canonical() {
+    for pack in ["support-desk", "order-review"] {
+        let path = root().join(format!("fixtures/packs/{pack}/index.json"));
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(runstart::index::canonical_text(&value), text, "{pack}");
+    }
+}
+
+#[test]
+fn broken_pack_matches_golden_json_and_human_reports() {
+    let out = runstart(&[
+        "validate",
+        "fixtures/packs/broken/index.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_golden(
+        &root().join("fixtures/packs/broken/expected.json"),
+        &stdout(&out),
+    );
+    let out = runstart(&["validate", "fixtures/packs/broken/index.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_golden(&root().join("tests/golden/broken.txt"), &stdout(&out));
+}
+
+#[test]
+fn upstream_python_pack_is_valid() {
+    let Some(shared) = util::shared_dir() else {
+        return;
+    };
+    let file = shared.join("upstream/examples/pack-index.example.python-pack.json");
+    let out = runstart(&["validate", file.to_str().expect("utf-8 path")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // Written by Prettier, not by an indexer: only the canonical-form warning.
+    assert!(stdout(&out).contains("warning[non-canonical-index]"));
+    assert!(!stdout(&out).contains("error["));
+}
+
+#[test]
+fn envelope_v2_exits_1_with_the_envelope_error() {
+    let dir = tempdir();
+    let file = dir.join("v2.json");
+    std::fs::write(&file, "{\n  \"v\": 2\n}\n").expect("write");
+    let out = runstart(&["validate", file.to_str().expect("path")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).ends_with(":2:8: error[envelope-version] /v: Index envelope v2 is not v1\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn truncated_file_exits_1_naming_line_and_column() {
+    let dir = tempdir();
+    let file = dir.join("truncated.json");
+    let full = std::fs::read_to_string(root().join("fixtures/packs/support-desk/index.json"))
+        .expect("fixture");
+    std::fs::write(&file, &full[..200]).expect("write");
+    let out = runstart(&["validate", file.to_str().expect("path")]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("truncated.json:13:9: "), "{text}");
+    assert!(
+        text.contains("error[json-syntax] /: invalid JSON: EOF while parsing"),
+        "{text}"
+    );
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let out = runstart(&["validate", "fixtures/packs/no-such-pack/index.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot read fixtures/packs/no-such-pack/index.json"),
+        "{err}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(runstart(&["validate"]).status.code(), Some(2));
+    assert_eq!(runstart(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(
+        runstart(&["validate", "x.json", "--format", "yaml"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn several_files_in_one_call_report_each() {
+    let out = runstart(&[
+        "validate",
+        "fixtures/packs/support-desk/index.json",
+        "fixtures/packs/broken/index.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(v[0]["file"], "fixtures/packs/support-desk/index.json");
+    assert_eq!(v[0]["errors"], 0);
+    assert_eq!(v[1]["file"], "fixtures/packs/broken/index.json");
+    assert!(v[1]["errors"].as_u64().expect("count") >= 12);
+}
+
+fn tempdir() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "runstart-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
