@@ -6,12 +6,16 @@
 //! `jsonschema` crate's error kinds.
 
 mod ajv;
+mod strict;
+
+pub use strict::MAX_SCHEMA_DEPTH;
 
 pub use ajv::issue_from_error;
 
 use crate::diagnostics::Issue;
 use serde_json::Value;
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
 
 /// Issue code for a pack-supplied schema that is not a valid draft 2020-12 schema.
 pub const INVALID_SCHEMA: &str = "invalid-schema";
@@ -59,4 +63,124 @@ pub fn check_meta(schema: &Value, pointer: &str) -> Vec<Issue> {
                 .with_schema_path(issue.schema_path().unwrap_or("#").to_owned())
         })
         .collect()
+}
+
+/// Issue code for a pack-supplied schema that fails Ajv strict-mode compilation.
+pub const SCHEMA_COMPILE: &str = "schema-compile";
+
+/// A JSON Schema compiled once under Ajv strict-mode rules, ready to validate many values.
+///
+/// Patterns run on the `regex` crate's engine, which matches in time linear in the input:
+/// pack schemas are untrusted, and a backtracking engine would let `^(a+)+$` hang a deploy.
+#[derive(Debug)]
+pub struct CompiledSchema {
+    validator: jsonschema::Validator,
+}
+
+impl CompiledSchema {
+    /// Compiles `schema` as upstream's `compileInlineSchema` does (Ajv 2020-12, strict mode,
+    /// formats on, `x-kindgi-tunable` allowed, union types allowed).
+    ///
+    /// # Errors
+    ///
+    /// Every reason the schema does not compile, each in Ajv's words (`strict mode: unknown
+    /// keyword: "foo"`, `schema is invalid: data/type must be …`, …). The list is never
+    /// empty.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::schema::CompiledSchema;
+    /// use serde_json::json;
+    ///
+    /// let ok = CompiledSchema::compile(&json!({"type": "object", "required": []})).unwrap();
+    /// assert!(ok.is_valid(&json!({})));
+    /// let err = CompiledSchema::compile(&json!({"thisIsNotAValidKeyword": true})).unwrap_err();
+    /// assert_eq!(err, vec!["strict mode: unknown keyword: \"thisIsNotAValidKeyword\"".to_owned()]);
+    /// ```
+    pub fn compile(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
+        let mut why = strict::strict_violations(schema);
+        if why.iter().any(|w| w.starts_with("schema nesting deeper")) {
+            return Err(why);
+        }
+        why.extend(meta_validator().iter_errors(schema).map(|e| {
+            let at = e.instance_path().as_str();
+            let issue = issue_from_error(&e, "", SCHEMA_COMPILE);
+            format!("schema is invalid: data{at} {}", issue.message())
+        }));
+        if !why.is_empty() {
+            return Err(why);
+        }
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(true)
+            .with_pattern_options(jsonschema::PatternOptions::regex())
+            .build(schema)
+            .map(|validator| CompiledSchema { validator })
+            .map_err(|e| vec![e.to_string()])
+    }
+
+    /// Whether `instance` satisfies the schema.
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.validator.is_valid(instance)
+    }
+
+    /// Every violation of the schema by `instance`, as Ajv-shaped issues with `code`, their
+    /// instance paths under `base`.
+    pub fn issues(&self, instance: &Value, base: &str, code: &'static str) -> Vec<Issue> {
+        self.validator
+            .iter_errors(instance)
+            .map(|e| issue_from_error(&e, base, code))
+            .collect()
+    }
+}
+
+/// A compile-once cache of [`CompiledSchema`]s, shared by every validator (agent output
+/// schemas, settings block schemas, flow output schemas) and safe to use from many threads.
+///
+/// Keyed by the schema's JSON text, so equal schemas written in different places compile
+/// once.
+#[derive(Debug, Default)]
+pub struct SchemaCache {
+    compiled: RwLock<HashMap<String, Arc<Result<CompiledSchema, Vec<String>>>>>,
+}
+
+impl SchemaCache {
+    /// An empty cache.
+    pub fn new() -> SchemaCache {
+        SchemaCache::default()
+    }
+
+    /// The compiled form of `schema`, compiling it on first use.
+    pub fn get(&self, schema: &Value) -> Arc<Result<CompiledSchema, Vec<String>>> {
+        let key = schema.to_string();
+        if let Ok(map) = self.compiled.read() {
+            if let Some(hit) = map.get(&key) {
+                return Arc::clone(hit);
+            }
+        }
+        let compiled = Arc::new(CompiledSchema::compile(schema));
+        if let Ok(mut map) = self.compiled.write() {
+            map.entry(key).or_insert_with(|| Arc::clone(&compiled));
+        }
+        compiled
+    }
+
+    /// Issues for `schema` at `pointer` when it does not compile: one [`SCHEMA_COMPILE`]
+    /// issue per reason, message `Inline schema failed to compile: <why>` (upstream's form).
+    pub fn compile_issues(&self, schema: &Value, pointer: &str) -> Vec<Issue> {
+        match self.get(schema).as_ref() {
+            Ok(_) => Vec::new(),
+            Err(why) => why
+                .iter()
+                .map(|w| {
+                    Issue::error(
+                        SCHEMA_COMPILE,
+                        pointer,
+                        format!("Inline schema failed to compile: {w}"),
+                    )
+                })
+                .collect(),
+        }
+    }
 }
