@@ -135,6 +135,9 @@ impl CompiledSchema {
     }
 }
 
+/// The shared outcome of compiling one schema: the compiled schema, or why it failed.
+pub type SharedCompile = Arc<Result<CompiledSchema, Vec<String>>>;
+
 /// A compile-once cache of [`CompiledSchema`]s, shared by every validator (agent output
 /// schemas, settings block schemas, flow output schemas) and safe to use from many threads.
 ///
@@ -142,7 +145,7 @@ impl CompiledSchema {
 /// once.
 #[derive(Debug, Default)]
 pub struct SchemaCache {
-    compiled: RwLock<HashMap<String, Arc<Result<CompiledSchema, Vec<String>>>>>,
+    compiled: RwLock<HashMap<String, SharedCompile>>,
 }
 
 impl SchemaCache {
@@ -152,12 +155,12 @@ impl SchemaCache {
     }
 
     /// The compiled form of `schema`, compiling it on first use.
-    pub fn get(&self, schema: &Value) -> Arc<Result<CompiledSchema, Vec<String>>> {
+    pub fn get(&self, schema: &Value) -> SharedCompile {
         let key = schema.to_string();
-        if let Ok(map) = self.compiled.read() {
-            if let Some(hit) = map.get(&key) {
-                return Arc::clone(hit);
-            }
+        if let Ok(map) = self.compiled.read()
+            && let Some(hit) = map.get(&key)
+        {
+            return Arc::clone(hit);
         }
         let compiled = Arc::new(CompiledSchema::compile(schema));
         if let Ok(mut map) = self.compiled.write() {

@@ -203,17 +203,17 @@ fn check_one(frame: &Frame<'_>, out: &mut Vec<String>) {
             out.push(format!("strict mode: unknown keyword: \"{key}\""));
         }
     }
-    if let Some(Value::String(f)) = s.get("format") {
-        if !KNOWN_FORMATS.contains(&f.as_str()) {
-            out.push(format!(
-                "unknown format \"{f}\" ignored in schema at path \"{at}\""
-            ));
-        }
+    if let Some(Value::String(f)) = s.get("format")
+        && !KNOWN_FORMATS.contains(&f.as_str())
+    {
+        out.push(format!(
+            "unknown format \"{f}\" ignored in schema at path \"{at}\""
+        ));
     }
-    if let Some(Value::String(v)) = s.get("$schema") {
-        if v.trim_end_matches('#') != "https://json-schema.org/draft/2020-12/schema" {
-            out.push(format!("no schema with key or ref \"{v}\""));
-        }
+    if let Some(Value::String(v)) = s.get("$schema")
+        && v.trim_end_matches('#') != "https://json-schema.org/draft/2020-12/schema"
+    {
+        out.push(format!("no schema with key or ref \"{v}\""));
     }
     for k in ["then", "else"] {
         if s.contains_key(k) && !s.contains_key("if") {
@@ -236,9 +236,11 @@ fn check_one(frame: &Frame<'_>, out: &mut Vec<String>) {
     };
     if !own.is_empty() && !frame.context.is_empty() {
         for t in &own {
-            if !has_applicable(&frame.context, t)
-                && !(t == "integer" && has_applicable(&frame.context, "number"))
-            {
+            let narrows = frame
+                .context
+                .iter()
+                .any(|c| c == t || (t == "integer" && c == "number"));
+            if !narrows {
                 out.push(format!(
                     "strict mode: type \"{t}\" not allowed by context \"{}\" at \"{at}\"",
                     frame.context.join(",")
@@ -248,13 +250,14 @@ fn check_one(frame: &Frame<'_>, out: &mut Vec<String>) {
     }
     let mut seen = Vec::new();
     for key in s.keys() {
-        if let Some(wanted) = applicable_type(key) {
-            if !has_applicable(&types, wanted) && !seen.contains(&wanted) {
-                seen.push(wanted);
-                out.push(format!(
+        if let Some(wanted) = applicable_type(key)
+            && !has_applicable(&types, wanted)
+            && !seen.contains(&wanted)
+        {
+            seen.push(wanted);
+            out.push(format!(
                     "strict mode: missing type \"{wanted}\" for keyword \"{key}\" at \"{at}\" (strictTypes)"
                 ));
-            }
         }
     }
     // strictTuples
