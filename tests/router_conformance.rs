@@ -3,7 +3,7 @@
 
 mod util;
 
-use runstart::route::{RouteInput, route};
+use runstart::route::{RouteInput, RouteRequest, RouteSnapshot, Scratch, route};
 use serde_json::Value;
 
 /// Numbers compare as IEEE doubles: `128000` and `128000.0` are the same answer.
@@ -30,8 +30,27 @@ fn answer(
     }
 }
 
+fn snapshot_answer(input: &RouteInput, scratch: &mut Scratch) -> Value {
+    let snapshot = RouteSnapshot::compile(input.providers.clone());
+    answer(
+        snapshot
+            .route_with(&RouteRequest::from_input(input), scratch)
+            .map(|r| r.to_decision()),
+    )
+}
+
+#[test]
+fn conformance_snapshot_path() {
+    run("snapshot", |input, scratch| snapshot_answer(input, scratch));
+}
+
 #[test]
 fn conformance_reference_path() {
+    run("reference", |input, _| answer(route(input)));
+}
+
+fn run(path: &str, routed: impl Fn(&RouteInput, &mut Scratch) -> Value) {
+    let mut scratch = Scratch::default();
     let Some(text) = util::shared_file("conformance/router/cases.jsonl") else {
         return;
     };
@@ -48,7 +67,7 @@ fn conformance_reference_path() {
         } else {
             err_cases += 1;
         }
-        let got = normalize(&answer(route(&input)));
+        let got = normalize(&routed(&input, &mut scratch));
         if got == expected {
             pass += 1;
         } else {
@@ -59,7 +78,7 @@ fn conformance_reference_path() {
         }
     }
     println!(
-        "router conformance (reference): {pass}/{} agree ({ok_cases} ok cases, {err_cases} error cases), {fail} differ",
+        "router conformance ({path}): {pass}/{} agree ({ok_cases} ok cases, {err_cases} error cases), {fail} differ",
         pass + fail
     );
     assert!(

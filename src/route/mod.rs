@@ -51,7 +51,7 @@ mod numfmt;
 // mod policy;
 mod reference;
 // mod registry;
-// mod snapshot;
+mod snapshot;
 mod wire;
 
 // TODO capability
@@ -61,7 +61,7 @@ pub use error::{
 // TODO explain
 // TODO policy
 // TODO registry
-// TODO snapshot
+pub use snapshot::{RouteRequest, RouteSnapshot, Routed, Scratch};
 pub use wire::{
     AllowDeny, BUILT_IN_CAPABILITY_KINDS, Budget, Capability, ComparisonOp, ContextWindowBound,
     CostBound, DEFAULT_CAPABILITY_KIND, FEATURES, LatencyBound, ModelCost, ModelInfo,
