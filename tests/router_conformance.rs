@@ -41,7 +41,7 @@ fn snapshot_answer(input: &RouteInput, scratch: &mut Scratch) -> Value {
 
 #[test]
 fn conformance_snapshot_path() {
-    run("snapshot", |input, scratch| snapshot_answer(input, scratch));
+    run("snapshot", snapshot_answer);
 }
 
 #[test]

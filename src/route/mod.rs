@@ -48,9 +48,9 @@ mod collate;
 mod error;
 // mod explain;
 mod numfmt;
-// mod policy;
+mod policy;
 mod reference;
-// mod registry;
+mod registry;
 mod snapshot;
 mod wire;
 
@@ -59,8 +59,11 @@ pub use error::{
     CapabilityUnsatisfiable, RejectingProvider, RejectionReason, UnsatisfiedRequirement,
 };
 // TODO explain
-// TODO policy
-// TODO registry
+pub use policy::merge_tenant_policies;
+pub use registry::{
+    PROVIDER_LABEL_MANAGED_BY, PROVIDER_LABEL_VALUE_MAX_LENGTH, PROVIDER_LABELS_MAX_KEYS,
+    ProviderRegistry, RegistryError, validate_provider_labels,
+};
 pub use snapshot::{RouteRequest, RouteSnapshot, Routed, Scratch};
 pub use wire::{
     AllowDeny, BUILT_IN_CAPABILITY_KINDS, Budget, Capability, ComparisonOp, ContextWindowBound,
