@@ -42,11 +42,11 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
-// mod capability;
+mod capability;
 mod check;
 mod collate;
 mod error;
-// mod explain;
+mod explain;
 mod numfmt;
 mod policy;
 mod reference;
@@ -54,11 +54,11 @@ mod registry;
 mod snapshot;
 mod wire;
 
-// TODO capability
+pub use capability::{CAPABILITY_SCHEMA_URI, validate_capability};
 pub use error::{
     CapabilityUnsatisfiable, RejectingProvider, RejectionReason, UnsatisfiedRequirement,
 };
-// TODO explain
+pub use explain::{ExplainedOutcome, Explanation, RequirementOutcome, TupleExplanation, explain};
 pub use policy::merge_tenant_policies;
 pub use registry::{
     PROVIDER_LABEL_MANAGED_BY, PROVIDER_LABEL_VALUE_MAX_LENGTH, PROVIDER_LABELS_MAX_KEYS,

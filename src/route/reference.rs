@@ -62,67 +62,78 @@ pub(crate) fn diagnose(
     CapabilityUnsatisfiable { tenant_id, reasons }
 }
 
-/// The reference implementation of [`super::route`].
-pub(crate) fn route(input: &RouteInput) -> Result<RoutingDecision, CapabilityUnsatisfiable> {
-    let policy = input.tenant_policy.as_ref();
-    let checks = check::checks(&input.capability, policy);
-    let tuples = expand(&input.providers);
+/// Survivors ranked (spec §2.5–§2.10): indices into `tuples`, best first, and whether they
+/// are fallback tuples. Empty when nothing survives.
+pub(crate) fn ranked(
+    input: &RouteInput,
+    checks: &[Check<'_>],
+    tuples: &[Tuple<'_>],
+) -> (Vec<usize>, bool) {
     // Rejections are tracked per tuple, not per `provider/model` key (a deliberate fix of the
     // key-collision quirk of spec §2.5 / §6.2).
-    let survivors: Vec<Tuple<'_>> = tuples
-        .iter()
-        .copied()
-        .filter(|&(p, m)| checks.iter().all(|c| c.passes(p, m)))
+    let survivors: Vec<usize> = (0..tuples.len())
+        .filter(|&i| {
+            tuples
+                .get(i)
+                .is_some_and(|&(p, m)| checks.iter().all(|c| c.passes(p, m)))
+        })
         .collect();
-    if survivors.is_empty() {
-        return Err(diagnose(
-            &checks,
-            &tuples,
-            policy.and_then(|p| p.tenant_id.clone()),
-        ));
-    }
-    let regular: Vec<Tuple<'_>> = survivors
+    let at = |i: usize| tuples.get(i).copied();
+    let regular: Vec<usize> = survivors
         .iter()
         .copied()
-        .filter(|t| !t.0.fallback)
+        .filter(|&i| at(i).is_some_and(|t| !t.0.fallback))
         .collect();
     let (mut candidates, fallback) = if regular.is_empty() {
         (survivors, true)
     } else {
         (regular, false)
     };
+    let order = |a: usize, b: usize| match (at(a), at(b)) {
+        (Some(x), Some(y)) => tie_break(x, y),
+        _ => a.cmp(&b),
+    };
     let prefs = input.capability.prefer.as_deref().unwrap_or_default();
     if prefs.is_empty() {
-        candidates.sort_by(|a, b| tie_break(*a, *b));
+        candidates.sort_by(|&a, &b| order(a, b));
     } else {
-        let mut scored: Vec<(f64, Tuple<'_>)> = candidates
-            .iter()
-            .map(|&(p, m)| (check::score(prefs, p, m), (p, m)))
-            .collect();
+        let score = |i: usize| at(i).map_or(0.0, |(p, m)| check::score(prefs, p, m));
+        let mut scored: Vec<(f64, usize)> = candidates.iter().map(|&i| (score(i), i)).collect();
         scored.sort_by(|a, b| {
             // Descending; `==` ties (0 == -0) fall through to the tie-break.
             b.0.partial_cmp(&a.0)
                 .unwrap_or(Ordering::Equal)
-                .then_with(|| tie_break(a.1, b.1))
+                .then_with(|| order(a.1, b.1))
         });
-        candidates = scored.into_iter().map(|(_, t)| t).collect();
+        candidates = scored.into_iter().map(|(_, i)| i).collect();
     }
     let pp = input.preferred_provider.as_deref();
     let pm = input.preferred_model.as_deref();
     if pp.is_some() || pm.is_some() {
-        let hit =
-            |t: &Tuple<'_>| pp.is_none_or(|x| t.0.id == x) && pm.is_none_or(|x| t.1.name == x);
-        let (mut hits, misses): (Vec<_>, Vec<_>) = candidates.into_iter().partition(hit);
+        let hit = |i: &usize| {
+            at(*i)
+                .is_some_and(|t| pp.is_none_or(|x| t.0.id == x) && pm.is_none_or(|x| t.1.name == x))
+        };
+        let (mut hits, misses): (Vec<usize>, Vec<usize>) = candidates.into_iter().partition(hit);
         hits.extend(misses);
         candidates = hits;
     }
-    let mut it = candidates.into_iter();
+    (candidates, fallback)
+}
+
+/// The reference implementation of [`super::route`].
+pub(crate) fn route(input: &RouteInput) -> Result<RoutingDecision, CapabilityUnsatisfiable> {
+    let policy = input.tenant_policy.as_ref();
+    let checks = check::checks(&input.capability, policy);
+    let tuples = expand(&input.providers);
+    let (order, fallback) = ranked(input, &checks, &tuples);
+    let mut it = order.into_iter().filter_map(|i| tuples.get(i).copied());
     let Some((p, m)) = it.next() else {
-        // Unreachable: survivors was non-empty (spec §2.11 "defensive branch").
-        return Err(CapabilityUnsatisfiable {
-            tenant_id: policy.and_then(|p| p.tenant_id.clone()),
-            reasons: Vec::new(),
-        });
+        return Err(diagnose(
+            &checks,
+            &tuples,
+            policy.and_then(|p| p.tenant_id.clone()),
+        ));
     };
     Ok(RoutingDecision {
         provider: p.id.clone(),
@@ -135,7 +146,7 @@ pub(crate) fn route(input: &RouteInput) -> Result<RoutingDecision, CapabilityUns
             input.capability.needs.len(),
             fallback,
             policy.is_some(),
-            prefs.len(),
+            input.capability.prefer.as_ref().map_or(0, Vec::len),
         ),
     })
 }

@@ -349,17 +349,17 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
             ));
         }
     }
-    if let Some(dm) = v.get("defaultModel").filter(|d| !d.is_null()) {
-        if !dm.as_str().is_some_and(|d| names.contains(&d)) {
-            let shown = dm.as_str().map_or_else(|| dm.to_string(), str::to_owned);
-            return Err(invalid(
-                "unknown-default-model",
-                format!(
-                    "provider \"{id}\" defaultModel \"{shown}\" isn't one of its models ({})",
-                    names.join(", ")
-                ),
-            ));
-        }
+    if let Some(dm) = v.get("defaultModel").filter(|d| !d.is_null())
+        && !dm.as_str().is_some_and(|d| names.contains(&d))
+    {
+        let shown = dm.as_str().map_or_else(|| dm.to_string(), str::to_owned);
+        return Err(invalid(
+            "unknown-default-model",
+            format!(
+                "provider \"{id}\" defaultModel \"{shown}\" isn't one of its models ({})",
+                names.join(", ")
+            ),
+        ));
     }
     validate_provider_labels(id, v.get("labels"))
 }
