@@ -246,14 +246,10 @@ impl Ctx {
         } else {
             [successor(major_text, tok)?, 0, 0]
         };
-        let lower_pre = match x.pre {
-            Some(pre) => Some(pre),
-            // `^1.2.3` never gets `-0` below; only a 0.x caret does (node-semver's `z` placement).
-            None if major_text == b"0" => z,
-            None => None,
-        };
+        // A full version is its own lower bound, even with prereleases included: node-semver
+        // 7.8 excludes `0.0.3-alpha` from `^0.0.3` under includePrerelease (7.7 wrote `-0`).
         self.push(
-            Piece::new(Op::GreaterEq, [major, minor, patch], lower_pre),
+            Piece::new(Op::GreaterEq, [major, minor, patch], x.pre),
             tok,
             out,
         )?;
