@@ -11,6 +11,7 @@
 
 pub mod diagnostics;
 pub mod index;
+pub mod range;
 pub mod route;
 pub mod schema;
 pub mod validate;

@@ -1,0 +1,655 @@
+//! npm-compatible semver ranges: [`Range::parse`], [`Range::satisfies`],
+//! [`Range::max_satisfying`].
+//!
+//! # Which flavour
+//!
+//! Agents reference tools by an **npm** range (`../shared/spec/agents.md` §1.2), so this module
+//! implements the range grammar of npm's [`semver`](https://github.com/npm/node-semver#ranges)
+//! package, version 7.8, with its default options (`loose` off) and optionally
+//! `includePrerelease`. It is *not* Cargo's flavour, which [`semver::VersionReq`] implements:
+//! there a bare `1.2.3` means `^1.2.3`, `||` and hyphen ranges do not exist and comparators need
+//! commas. Versions are plain [`semver::Version`]s; [`parse_version`] reads them with npm's
+//! strict rules.
+//!
+//! # Grammar and desugaring
+//!
+//! A range is one or more alternatives joined by `||`; an alternative is a space-separated list
+//! of comparators that must all hold. Each form desugars to primitive comparators, which is
+//! also what [`Range`]'s `Display` prints (npm's `semver.validRange`):
+//!
+//! | written | means |
+//! |---|---|
+//! | `1.2.3`, `=1.2.3`, `v1.2.3` | exactly `1.2.3` |
+//! | `>1.2.3`, `>=1.2.3`, `<1.2.3`, `<=1.2.3` | the comparison (a space after the operator is allowed) |
+//! | `*`, `x`, `""`, `>=0.0.0` | `*`, any version |
+//! | `1`, `1.x`, `1.*.*` | `>=1.0.0 <2.0.0-0` |
+//! | `1.2`, `1.2.x` | `>=1.2.0 <1.3.0-0` |
+//! | `>1`, `>1.2` | `>=2.0.0`, `>=1.3.0` |
+//! | `<=1`, `<=1.2` | `<2.0.0-0`, `<1.3.0-0` |
+//! | `~1.2.3`, `~>1.2.3` | `>=1.2.3 <1.3.0-0` |
+//! | `~1.2`, `~1` | `>=1.2.0 <1.3.0-0`, `>=1.0.0 <2.0.0-0` |
+//! | `^1.2.3`, `^0.2.3`, `^0.0.3` | `>=1.2.3 <2.0.0-0`, `>=0.2.3 <0.3.0-0`, `>=0.0.3 <0.0.4-0` |
+//! | `1.2.3 - 2.3.4` | `>=1.2.3 <=2.3.4` |
+//! | `1.2 - 2.3` | `>=1.2.0 <2.4.0-0` |
+//! | `<1.x`, `>*` | `<0.0.0-0`, which nothing satisfies |
+//!
+//! The `-0` upper bounds keep prereleases of the next version out. Build metadata (`+build`) is
+//! ignored everywhere. Duplicate comparators are dropped, `*` disappears next to other
+//! comparators, an impossible alternative disappears from a union, and an alternative that is
+//! `*` makes the whole union `*`. Numbers above 2⁵³−1 (JavaScript's `MAX_SAFE_INTEGER`) are
+//! refused, as are versions longer than 256 characters.
+//!
+//! # The prerelease rule
+//!
+//! A version with a prerelease tag (`1.2.3-beta`) satisfies an alternative only if it satisfies
+//! every comparator **and** some comparator of that alternative carries a prerelease on the same
+//! `major.minor.patch`: `>=1.2.3-alpha` admits `1.2.3-beta` but not `1.2.4-beta`. The
+//! `include_prerelease` option ([`RangeOptions::with_include_prerelease`]) turns the rule off and
+//! makes x-ranges, carets and hyphen ranges start at `-0`.
+//!
+//! # Cost
+//!
+//! Parsing is a handful of forward scans over the input, linear in its length (node-semver had
+//! a regex denial of service, CVE-2022-25883). Inputs longer than [`MAX_RANGE_LENGTH`] bytes are
+//! refused outright. Parse once, when an agent is loaded; [`Range::satisfies`] allocates nothing.
+
+mod parse;
+mod scan;
+
+use semver::{BuildMetadata, Prerelease, Version};
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+/// The longest range text [`Range::parse`] reads, in bytes.
+///
+/// node-semver has no limit for ranges (its own fixtures parse 265-character ranges with
+/// default options), so this cap sits well above anything real and exists only to bound the
+/// work done on hostile input.
+pub const MAX_RANGE_LENGTH: usize = 1024;
+
+/// The longest version text npm accepts (`MAX_LENGTH` in node-semver), in UTF-16 code units.
+pub const MAX_VERSION_LENGTH: usize = 256;
+
+/// The largest version number npm accepts: JavaScript's `Number.MAX_SAFE_INTEGER`, 2⁵³−1.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Options of [`Range::parse_with`]. The default matches npm's defaults.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::range::{Range, RangeOptions};
+///
+/// let options = RangeOptions::new().with_include_prerelease(true);
+/// let range = Range::parse_with("^1.2.3", options)?;
+/// assert!(range.satisfies(&semver::Version::parse("1.3.0-rc.1")?));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct RangeOptions {
+    /// npm's `includePrerelease`.
+    pub include_prerelease: bool,
+}
+
+impl RangeOptions {
+    /// npm's default options: `includePrerelease` off.
+    pub const fn new() -> Self {
+        RangeOptions {
+            include_prerelease: false,
+        }
+    }
+
+    /// npm's `includePrerelease` (default `false`): prerelease versions satisfy any range whose
+    /// comparators they satisfy, and x-ranges, carets and hyphen ranges start at `-0`.
+    #[must_use]
+    pub const fn with_include_prerelease(mut self, yes: bool) -> Self {
+        self.include_prerelease = yes;
+        self
+    }
+}
+
+/// The operator of a [`Comparator`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// No operator: any version (`*`, printed as nothing inside a range).
+    Any,
+    /// `=` (printed as nothing): the same version, build metadata ignored.
+    Exact,
+    /// `>`.
+    Greater,
+    /// `>=`.
+    GreaterEq,
+    /// `<`.
+    Less,
+    /// `<=`.
+    LessEq,
+}
+
+impl Op {
+    /// The operator of node-semver's `GTLT` text (`""`, `=`, `<`, `<=`, `>`, `>=`).
+    fn from_gtlt(s: &[u8]) -> Op {
+        match s {
+            b">" => Op::Greater,
+            b">=" => Op::GreaterEq,
+            b"<" => Op::Less,
+            b"<=" => Op::LessEq,
+            _ => Op::Exact,
+        }
+    }
+
+    /// The operator as npm prints it in a canonical range (`""` for [`Op::Exact`] and
+    /// [`Op::Any`]).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Any | Op::Exact => "",
+            Op::Greater => ">",
+            Op::GreaterEq => ">=",
+            Op::Less => "<",
+            Op::LessEq => "<=",
+        }
+    }
+}
+
+/// One primitive comparison, such as `>=1.2.3` or `<2.0.0-0`.
+///
+/// Its version never carries build metadata.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Comparator {
+    op: Op,
+    version: Version,
+}
+
+impl Comparator {
+    /// `*`: satisfied by every version.
+    const ANY: Comparator = Comparator {
+        op: Op::Any,
+        version: Version::new(0, 0, 0),
+    };
+
+    fn null_set() -> Comparator {
+        Comparator {
+            op: Op::Less,
+            version: Version {
+                major: 0,
+                minor: 0,
+                patch: 0,
+                // ok: "0" is a valid prerelease.
+                pre: Prerelease::new("0").expect("ok: `0` is a valid prerelease"),
+                build: BuildMetadata::EMPTY,
+            },
+        }
+    }
+
+    /// Is this `<0.0.0-0`, npm's spelling of "nothing"?
+    fn is_null_set(&self) -> bool {
+        self.op == Op::Less
+            && self.version.major == 0
+            && self.version.minor == 0
+            && self.version.patch == 0
+            && self.version.pre.as_str() == "0"
+    }
+
+    /// The operator.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// The version compared against, or `None` for `*`.
+    pub fn version(&self) -> Option<&Version> {
+        (self.op != Op::Any).then_some(&self.version)
+    }
+
+    /// Does `version` satisfy this comparison (build metadata ignored, no prerelease rule)?
+    pub fn matches(&self, version: &Version) -> bool {
+        let ord = compare_versions(version, &self.version);
+        match self.op {
+            Op::Any => true,
+            Op::Exact => ord == Ordering::Equal,
+            Op::Greater => ord == Ordering::Greater,
+            Op::GreaterEq => ord != Ordering::Less,
+            Op::Less => ord == Ordering::Less,
+            Op::LessEq => ord != Ordering::Greater,
+        }
+    }
+}
+
+impl fmt::Display for Comparator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.op == Op::Any {
+            return f.write_str("*");
+        }
+        f.write_str(self.op.as_str())?;
+        fmt_version(&self.version, f)
+    }
+}
+
+fn fmt_version(v: &Version, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    write!(f, "{}.{}.{}", v.major, v.minor, v.patch)?;
+    if !v.pre.is_empty() {
+        write!(f, "-{}", v.pre)?;
+    }
+    Ok(())
+}
+
+/// Compares two versions by semver precedence, ignoring build metadata as npm does.
+///
+/// [`semver::Version`]'s own `Ord` also orders by build metadata, which npm never looks at.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::range::{compare_versions, parse_version};
+/// use std::cmp::Ordering;
+///
+/// let a = parse_version("1.2.3+build.1").unwrap();
+/// let b = parse_version("1.2.3+build.2").unwrap();
+/// assert_eq!(compare_versions(&a, &b), Ordering::Equal);
+/// ```
+pub fn compare_versions(a: &Version, b: &Version) -> Ordering {
+    (a.major, a.minor, a.patch)
+        .cmp(&(b.major, b.minor, b.patch))
+        .then_with(|| match (a.pre.is_empty(), b.pre.is_empty()) {
+            (true, true) => Ordering::Equal,
+            _ => a.pre.cmp(&b.pre),
+        })
+}
+
+/// Parses a version as npm's `semver.valid` does with default options: at most 256 UTF-16 code
+/// units, surrounding JavaScript whitespace trimmed, an optional leading `v`, then strict
+/// SemVer 2.0 (`1.2.3`, `1.2.3-rc.1+build`), every number at most 2⁵³−1.
+///
+/// Returns `None` for anything npm considers invalid, such as `=1.2.3`, `1.2`, `01.2.3`. Build
+/// metadata is kept in the result (npm ignores it when comparing, see [`compare_versions`]).
+///
+/// # Examples
+///
+/// ```
+/// use runstart::range::parse_version;
+///
+/// assert_eq!(parse_version(" v1.2.3-rc.1 ").unwrap().to_string(), "1.2.3-rc.1");
+/// assert!(parse_version("1.2").is_none());
+/// assert!(parse_version("=1.2.3").is_none());
+/// ```
+pub fn parse_version(text: &str) -> Option<Version> {
+    if text.encode_utf16().nth(MAX_VERSION_LENGTH).is_some() {
+        return None;
+    }
+    let trimmed = text.trim_matches(parse::is_js_space);
+    let bytes = trimmed.as_bytes();
+    let v = scan::full_version(bytes)?;
+    let num = |digits: &[u8]| -> Option<u64> {
+        std::str::from_utf8(digits)
+            .ok()?
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| n <= MAX_SAFE_INTEGER)
+    };
+    let pre = match v.pre {
+        None => Prerelease::EMPTY,
+        Some(pre) => Prerelease::new(std::str::from_utf8(pre).ok()?).ok()?,
+    };
+    let build = match trimmed.split_once('+') {
+        None => BuildMetadata::EMPTY,
+        Some((_, build)) => BuildMetadata::new(build).ok()?,
+    };
+    Some(Version {
+        major: num(v.major)?,
+        minor: num(v.minor)?,
+        patch: num(v.patch)?,
+        pre,
+        build,
+    })
+}
+
+/// What went wrong in a [`RangeError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RangeErrorKind {
+    /// The range is longer than [`MAX_RANGE_LENGTH`] bytes.
+    TooLong,
+    /// A character no range can hold (non-ASCII, not whitespace).
+    InvalidCharacter,
+    /// After desugaring, a piece of the range is not a comparator.
+    InvalidComparator,
+    /// A version number is above 2⁵³−1, or would be after desugaring (`^9007199254740991`).
+    NumberTooLarge,
+    /// A comparator's version is longer than [`MAX_VERSION_LENGTH`].
+    VersionTooLong,
+}
+
+/// Why a range does not parse. Every kind has the code `invalid-version-range`.
+///
+/// The message names the piece that failed. That piece is shown after npm's desugaring, which
+/// is what was checked: `=1.2.3 - 2` fails on `>==1.2.3`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RangeError {
+    kind: RangeErrorKind,
+    offset: usize,
+    alternative: usize,
+    text: Box<str>,
+}
+
+impl RangeError {
+    fn new(kind: RangeErrorKind, offset: usize, text: String) -> Self {
+        RangeError {
+            kind,
+            offset,
+            alternative: 0,
+            text: text.into_boxed_str(),
+        }
+    }
+
+    fn in_alternative(mut self, index: usize) -> Self {
+        self.alternative = index;
+        self
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> RangeErrorKind {
+        self.kind
+    }
+
+    /// The stable code: always `invalid-version-range` (spec `agents.md` §1.3).
+    pub fn code(&self) -> &'static str {
+        "invalid-version-range"
+    }
+
+    /// The 0-based index of the `||` alternative that failed (0 when the whole text failed).
+    pub fn alternative(&self) -> usize {
+        self.alternative
+    }
+
+    /// For [`RangeErrorKind::InvalidCharacter`] and [`RangeErrorKind::TooLong`], the byte offset
+    /// in the input of the character (or of the first byte past the limit); otherwise 0.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The offending text: the character, or the comparator after desugaring.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Display for RangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.alternative + 1;
+        match self.kind {
+            RangeErrorKind::TooLong => write!(
+                f,
+                "range is {} bytes long; ranges are limited to {MAX_RANGE_LENGTH} bytes",
+                self.text
+            ),
+            RangeErrorKind::InvalidCharacter => write!(
+                f,
+                "range has the character {:?} at byte {}, which no npm range accepts",
+                self.text, self.offset
+            ),
+            RangeErrorKind::InvalidComparator => write!(
+                f,
+                "{:?} (in alternative {n} of the range) is not an npm comparator; write a \
+                 range such as \"^1.2.3\", \">=1.0.0 <2.0.0\", \"1.x\" or \"1.2.3 - 2.0.0\"",
+                self.text
+            ),
+            RangeErrorKind::NumberTooLarge => write!(
+                f,
+                "{:?} (in alternative {n} of the range) needs a version number above \
+                 {MAX_SAFE_INTEGER}, npm's largest",
+                self.text
+            ),
+            RangeErrorKind::VersionTooLong => write!(
+                f,
+                "{:?} (in alternative {n} of the range) has a version longer than \
+                 {MAX_VERSION_LENGTH} characters",
+                self.text
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for RangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for RangeError {}
+
+/// A parsed npm range: alternatives (`||`) of comparator sets. See the [module docs](self).
+///
+/// `Display` prints npm's canonical form, exactly what `semver.validRange` returns;
+/// parsing that text again gives an equal `Range`.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::range::{parse_version, Range};
+///
+/// let range = Range::parse("^1.2.3 || 2.x")?;
+/// assert_eq!(range.to_string(), ">=1.2.3 <2.0.0-0||>=2.0.0 <3.0.0-0");
+/// let versions: Vec<_> = ["1.9.0", "2.4.1", "3.0.0", "2.5.0-rc.1"]
+///     .iter()
+///     .filter_map(|v| parse_version(v))
+///     .collect();
+/// assert_eq!(range.max_satisfying(&versions).map(ToString::to_string), Some("2.4.1".into()));
+/// # Ok::<(), runstart::range::RangeError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Range {
+    comparators: Vec<Comparator>,
+    /// End index (exclusive) in `comparators` of each alternative; never empty.
+    ends: Vec<u32>,
+    include_prerelease: bool,
+}
+
+impl Range {
+    /// Parses an npm range with npm's default options.
+    ///
+    /// # Errors
+    ///
+    /// [`RangeError`] (code `invalid-version-range`) where npm's `semver.validRange` returns
+    /// null, and for input longer than [`MAX_RANGE_LENGTH`] bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::range::Range;
+    ///
+    /// assert_eq!(Range::parse("~1.2")?.to_string(), ">=1.2.0 <1.3.0-0");
+    /// assert_eq!(Range::parse("")?.to_string(), "*");
+    /// assert!(Range::parse("latest").is_err());
+    /// # Ok::<(), runstart::range::RangeError>(())
+    /// ```
+    pub fn parse(text: &str) -> Result<Range, RangeError> {
+        Range::parse_with(text, RangeOptions::new())
+    }
+
+    /// Parses an npm range with the given options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Range::parse`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::range::{Range, RangeOptions};
+    ///
+    /// let options = RangeOptions::new().with_include_prerelease(true);
+    /// assert_eq!(Range::parse_with("1 - 2", options)?.to_string(), ">=1.0.0-0 <3.0.0-0");
+    /// # Ok::<(), runstart::range::RangeError>(())
+    /// ```
+    pub fn parse_with(text: &str, options: RangeOptions) -> Result<Range, RangeError> {
+        if text.len() > MAX_RANGE_LENGTH {
+            return Err(RangeError::new(
+                RangeErrorKind::TooLong,
+                MAX_RANGE_LENGTH,
+                text.len().to_string(),
+            ));
+        }
+        let (comparators, ends) = parse::parse(text, options.include_prerelease)?;
+        Ok(Range {
+            comparators,
+            ends,
+            include_prerelease: options.include_prerelease,
+        })
+    }
+
+    /// The options the range was parsed with.
+    pub fn options(&self) -> RangeOptions {
+        RangeOptions::new().with_include_prerelease(self.include_prerelease)
+    }
+
+    /// The alternatives, in order, each a non-empty slice of comparators that must all hold.
+    pub fn alternatives(&self) -> impl ExactSizeIterator<Item = &[Comparator]> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let end = end as usize;
+            let set = self.comparators.get(start..end).unwrap_or_default();
+            start = end;
+            set
+        })
+    }
+
+    /// Is this `*`, satisfied by every version (prereleases only with `include_prerelease`)?
+    pub fn is_any(&self) -> bool {
+        self.comparators.len() == 1 && self.comparators[0].op == Op::Any
+    }
+
+    /// Does `version` satisfy the range, under npm's prerelease rule (see the
+    /// [module docs](self#the-prerelease-rule))? Build metadata is ignored.
+    ///
+    /// # Complexity
+    ///
+    /// O(c) for c comparators; no allocation.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::range::{parse_version, Range};
+    ///
+    /// let range = Range::parse(">=1.2.3-alpha <2")?;
+    /// assert!(range.satisfies(&parse_version("1.2.3-beta").unwrap()));
+    /// assert!(!range.satisfies(&parse_version("1.2.4-beta").unwrap()));
+    /// assert!(range.satisfies(&parse_version("1.9.0").unwrap()));
+    /// # Ok::<(), runstart::range::RangeError>(())
+    /// ```
+    pub fn satisfies(&self, version: &Version) -> bool {
+        self.alternatives()
+            .any(|set| self.set_satisfied(set, version))
+    }
+
+    fn set_satisfied(&self, set: &[Comparator], version: &Version) -> bool {
+        if !set.iter().all(|c| c.matches(version)) {
+            return false;
+        }
+        if version.pre.is_empty() || self.include_prerelease {
+            return true;
+        }
+        // npm's prerelease rule: some comparator must carry a prerelease on the same tuple.
+        set.iter().any(|c| {
+            c.op != Op::Any
+                && !c.version.pre.is_empty()
+                && (c.version.major, c.version.minor, c.version.patch)
+                    == (version.major, version.minor, version.patch)
+        })
+    }
+
+    /// The highest version that satisfies the range, as npm's `semver.maxSatisfying`. Among
+    /// versions of equal precedence (differing only in build metadata) the first one wins.
+    ///
+    /// # Complexity
+    ///
+    /// O(n·c) for n versions and c comparators; no allocation.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::range::{parse_version, Range};
+    ///
+    /// let versions: Vec<_> = ["1.2.3", "1.2.4", "1.3.0"].iter().filter_map(|v| parse_version(v)).collect();
+    /// let max = Range::parse("~1.2")?.max_satisfying(&versions);
+    /// assert_eq!(max.map(ToString::to_string).as_deref(), Some("1.2.4"));
+    /// # Ok::<(), runstart::range::RangeError>(())
+    /// ```
+    pub fn max_satisfying<'a, I>(&self, versions: I) -> Option<&'a Version>
+    where
+        I: IntoIterator<Item = &'a Version>,
+    {
+        let mut best: Option<&'a Version> = None;
+        for v in versions {
+            if best.is_none_or(|b| compare_versions(b, v) == Ordering::Less) && self.satisfies(v) {
+                best = Some(v);
+            }
+        }
+        best
+    }
+
+    /// The lowest version that satisfies the range, as npm's `semver.minSatisfying`; the first
+    /// one wins among equals.
+    ///
+    /// # Complexity
+    ///
+    /// O(n·c) for n versions and c comparators; no allocation.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::range::{parse_version, Range};
+    ///
+    /// let versions: Vec<_> = ["1.2.3", "1.2.4", "1.3.0"].iter().filter_map(|v| parse_version(v)).collect();
+    /// let min = Range::parse("1.2.x || 1.3")?.min_satisfying(&versions);
+    /// assert_eq!(min.map(ToString::to_string).as_deref(), Some("1.2.3"));
+    /// # Ok::<(), runstart::range::RangeError>(())
+    /// ```
+    pub fn min_satisfying<'a, I>(&self, versions: I) -> Option<&'a Version>
+    where
+        I: IntoIterator<Item = &'a Version>,
+    {
+        let mut best: Option<&'a Version> = None;
+        for v in versions {
+            if best.is_none_or(|b| compare_versions(b, v) == Ordering::Greater) && self.satisfies(v)
+            {
+                best = Some(v);
+            }
+        }
+        best
+    }
+}
+
+impl fmt::Display for Range {
+    /// npm's canonical form (`semver.validRange`): comparators joined by a space, alternatives
+    /// by `||`, and `*` for a range that is only `*`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_any() {
+            return f.write_str("*");
+        }
+        for (i, set) in self.alternatives().enumerate() {
+            if i > 0 {
+                f.write_str("||")?;
+            }
+            for (k, c) in set.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(" ")?;
+                }
+                if c.op != Op::Any {
+                    fmt::Display::fmt(c, f)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Range {
+    type Err = RangeError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Range::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests;

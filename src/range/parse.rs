@@ -1,0 +1,657 @@
+//! The desugaring pipeline: range text to comparator sets, step by step as node-semver 7.8 does.
+//!
+//! node-semver rewrites the range text with a chain of regex replacements (hyphen ranges,
+//! operator whitespace, tilde and caret whitespace, then per comparator: build metadata, carets,
+//! tildes, x-ranges, stars, `>=0.0.0`) and finally parses each piece as a comparator. Its
+//! quirks (what `>=1.2.3*` or `==1` mean, which spaces count) come from that order, so this
+//! module keeps the same order. The text stages are linear scans (see [`super::scan`]); the
+//! per-comparator stages build comparators directly instead of text, which is where the speed
+//! comes from.
+
+use super::scan::{self, XRange};
+use super::{Comparator, MAX_SAFE_INTEGER, MAX_VERSION_LENGTH, Op, RangeError, RangeErrorKind};
+use semver::{BuildMetadata, Prerelease, Version};
+use std::borrow::Cow;
+
+/// JavaScript's `\s` (and `String.prototype.trim`): the whitespace node-semver collapses.
+pub(super) fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+/// Trims JavaScript whitespace and collapses every run of it to one ASCII space (node-semver's
+/// first step). Any other non-ASCII character is refused here: no later stage can remove one,
+/// so node-semver would refuse the range too.
+fn normalize(input: &str) -> Result<Cow<'_, [u8]>, RangeError> {
+    let bytes = input.as_bytes();
+    let clean = bytes
+        .iter()
+        .all(|&b| b.is_ascii() && !(9..=13).contains(&b))
+        && bytes.first() != Some(&b' ')
+        && bytes.last() != Some(&b' ')
+        && !bytes.windows(2).any(|w| w == b"  ");
+    if clean {
+        return Ok(Cow::Borrowed(bytes));
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut pending_space = false;
+    for (offset, c) in input.char_indices() {
+        if is_js_space(c) {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if !c.is_ascii() {
+            return Err(RangeError::new(
+                RangeErrorKind::InvalidCharacter,
+                offset,
+                c.to_string(),
+            ));
+        }
+        if pending_space {
+            out.push(b' ');
+            pending_space = false;
+        }
+        out.push(c as u8);
+    }
+    Ok(Cow::Owned(out))
+}
+
+fn trim_spaces(mut s: &[u8]) -> &[u8] {
+    while let [b' ', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' '] = s {
+        s = rest;
+    }
+    s
+}
+
+fn text(s: &[u8]) -> String {
+    String::from_utf8_lossy(s).into_owned()
+}
+
+/// Parses a version number, refusing anything above `Number.MAX_SAFE_INTEGER` as node-semver's
+/// `SemVer` constructor does.
+fn number(digits: &[u8], context: &[u8]) -> Result<u64, RangeError> {
+    let mut n: u64 = 0;
+    for &d in digits {
+        n = n
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(u64::from(d - b'0')))
+            .filter(|&n| n <= MAX_SAFE_INTEGER)
+            .ok_or_else(|| RangeError::new(RangeErrorKind::NumberTooLarge, 0, text(context)))?;
+    }
+    Ok(n)
+}
+
+/// `+n + 1` in node-semver's expansions; the result must still be a safe integer, or the
+/// comparator holding it would be refused.
+fn successor(digits: &[u8], context: &[u8]) -> Result<u64, RangeError> {
+    let n = number(digits, context)?;
+    if n >= MAX_SAFE_INTEGER {
+        return Err(RangeError::new(
+            RangeErrorKind::NumberTooLarge,
+            0,
+            text(context),
+        ));
+    }
+    Ok(n + 1)
+}
+
+/// A desugared comparator before validation: what one piece of node-semver's rewritten text says.
+#[derive(Debug, Clone, Copy)]
+struct Piece<'a> {
+    op: Op,
+    nums: [u64; 3],
+    /// Prerelease text without `-`; `b"0"` for the `-0` suffixes node-semver appends.
+    pre: Option<&'a [u8]>,
+}
+
+impl<'a> Piece<'a> {
+    fn new(op: Op, nums: [u64; 3], pre: Option<&'a [u8]>) -> Self {
+        Piece { op, nums, pre }
+    }
+}
+
+const ZERO: Option<&[u8]> = Some(b"0");
+
+/// Options shared by every step of one parse.
+struct Ctx {
+    include_prerelease: bool,
+}
+
+impl Ctx {
+    /// `-0` when prereleases are included, else nothing (node-semver's `z` / `pr`).
+    fn z(&self) -> Option<&'static [u8]> {
+        if self.include_prerelease { ZERO } else { None }
+    }
+
+    /// Builds the comparator a piece describes.
+    fn build(&self, p: Piece<'_>, context: &[u8]) -> Result<Comparator, RangeError> {
+        let pre = match p.pre {
+            None => Prerelease::EMPTY,
+            Some(pre) => std::str::from_utf8(pre)
+                .ok()
+                .and_then(|s| Prerelease::new(s).ok())
+                .ok_or_else(|| {
+                    RangeError::new(RangeErrorKind::InvalidComparator, 0, text(context))
+                })?,
+        };
+        Ok(Comparator {
+            op: p.op,
+            version: Version {
+                major: p.nums[0],
+                minor: p.nums[1],
+                patch: p.nums[2],
+                pre,
+                build: BuildMetadata::EMPTY,
+            },
+        })
+    }
+
+    /// Pushes the comparator of a desugared piece. npm's `replaceGTE0` turns the exact text
+    /// `>=0.0.0` (`>=0.0.0-0` with prereleases included) into `*`.
+    fn push(
+        &self,
+        p: Piece<'_>,
+        context: &[u8],
+        out: &mut Vec<Comparator>,
+    ) -> Result<(), RangeError> {
+        if p.op == Op::GreaterEq && p.nums == [0, 0, 0] && p.pre == self.z() {
+            out.push(Comparator::ANY);
+            return Ok(());
+        }
+        out.push(self.build(p, context)?);
+        Ok(())
+    }
+
+    /// Parses a comparator as node-semver's `Comparator` constructor does: `GTLT`, then a strict
+    /// version with an optional `v`; the empty string is `*`.
+    fn comparator_text(&self, s: &[u8]) -> Result<Comparator, RangeError> {
+        // npm's replaceGTE0 runs on the text just before the comparator is built, so only this
+        // exact spelling is `*` (`>=v0.0.0` stays a comparator).
+        let gte0: &[u8] = if self.include_prerelease {
+            b">=0.0.0-0"
+        } else {
+            b">=0.0.0"
+        };
+        if s.is_empty() || s == gte0 {
+            return Ok(Comparator::ANY);
+        }
+        let op_len = scan::gtlt_len(s);
+        let version = &s[op_len..];
+        if version.len() > MAX_VERSION_LENGTH {
+            return Err(RangeError::new(RangeErrorKind::VersionTooLong, 0, text(s)));
+        }
+        let v = scan::full_version(version)
+            .ok_or_else(|| RangeError::new(RangeErrorKind::InvalidComparator, 0, text(s)))?;
+        let nums = [
+            number(v.major, s)?,
+            number(v.minor, s)?,
+            number(v.patch, s)?,
+        ];
+        self.build(Piece::new(Op::from_gtlt(&s[..op_len]), nums, v.pre), s)
+    }
+
+    /// npm's `replaceCaret` on a matched `^` x-range.
+    fn caret(
+        &self,
+        x: &XRange<'_>,
+        tok: &[u8],
+        out: &mut Vec<Comparator>,
+    ) -> Result<(), RangeError> {
+        if x.is_x(0) {
+            out.push(Comparator::ANY);
+            return Ok(());
+        }
+        let z = self.z();
+        let major_text = x.parts[0].unwrap_or_default();
+        let major = number(major_text, tok)?;
+        if x.is_x(1) {
+            self.push(Piece::new(Op::GreaterEq, [major, 0, 0], z), tok, out)?;
+            let upper = [successor(major_text, tok)?, 0, 0];
+            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+        }
+        let minor_text = x.parts[1].unwrap_or_default();
+        let minor = number(minor_text, tok)?;
+        if x.is_x(2) {
+            self.push(Piece::new(Op::GreaterEq, [major, minor, 0], z), tok, out)?;
+            let upper = if major_text == b"0" {
+                [major, successor(minor_text, tok)?, 0]
+            } else {
+                [successor(major_text, tok)?, 0, 0]
+            };
+            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+        }
+        let patch_text = x.parts[2].unwrap_or_default();
+        let patch = number(patch_text, tok)?;
+        let upper = if major_text == b"0" {
+            if minor_text == b"0" {
+                [major, minor, successor(patch_text, tok)?]
+            } else {
+                [major, successor(minor_text, tok)?, 0]
+            }
+        } else {
+            [successor(major_text, tok)?, 0, 0]
+        };
+        // A full version is its own lower bound, even with prereleases included: node-semver
+        // 7.8 excludes `0.0.3-alpha` from `^0.0.3` under includePrerelease (7.7 wrote `-0`).
+        self.push(
+            Piece::new(Op::GreaterEq, [major, minor, patch], x.pre),
+            tok,
+            out,
+        )?;
+        self.push(Piece::new(Op::Less, upper, ZERO), tok, out)
+    }
+
+    /// npm's `replaceTilde` on a matched `~` / `~>` x-range. Like the caret, a partial version
+    /// starts at `-0` with prereleases included (node-semver 7.8 fixture `~1.2` → `>=1.2.0-0`),
+    /// a full one (`~1.2.3`) never does.
+    fn tilde(
+        &self,
+        x: &XRange<'_>,
+        tok: &[u8],
+        out: &mut Vec<Comparator>,
+    ) -> Result<(), RangeError> {
+        if x.is_x(0) {
+            out.push(Comparator::ANY);
+            return Ok(());
+        }
+        let major_text = x.parts[0].unwrap_or_default();
+        let major = number(major_text, tok)?;
+        if x.is_x(1) {
+            self.push(Piece::new(Op::GreaterEq, [major, 0, 0], self.z()), tok, out)?;
+            let upper = [successor(major_text, tok)?, 0, 0];
+            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+        }
+        let minor_text = x.parts[1].unwrap_or_default();
+        let minor = number(minor_text, tok)?;
+        let upper = [major, successor(minor_text, tok)?, 0];
+        if x.is_x(2) {
+            self.push(
+                Piece::new(Op::GreaterEq, [major, minor, 0], self.z()),
+                tok,
+                out,
+            )?;
+            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+        }
+        let patch = number(x.parts[2].unwrap_or_default(), tok)?;
+        self.push(
+            Piece::new(Op::GreaterEq, [major, minor, patch], x.pre),
+            tok,
+            out,
+        )?;
+        self.push(Piece::new(Op::Less, upper, ZERO), tok, out)
+    }
+
+    /// npm's `replaceXRange` on a token matching `^GTLT\s*XRANGEPLAIN$`, with the
+    /// `replaceStars` and comparator steps that follow it.
+    fn xrange(
+        &self,
+        gtlt: &[u8],
+        x: &XRange<'_>,
+        tok: &[u8],
+        out: &mut Vec<Comparator>,
+    ) -> Result<(), RangeError> {
+        let x_major = x.is_x(0);
+        let x_minor = x_major || x.is_x(1);
+        let any_x = x_minor || x.is_x(2);
+        let gtlt: &[u8] = if gtlt == b"=" && any_x { b"" } else { gtlt };
+        let z = self.z();
+        if x_major {
+            if gtlt == b">" || gtlt == b"<" {
+                return self.push(Piece::new(Op::Less, [0, 0, 0], ZERO), tok, out);
+            }
+            // `*`, which replaceStars then empties: any version.
+            out.push(Comparator::ANY);
+            return Ok(());
+        }
+        if !any_x {
+            // No wildcard: the token is kept as written and parsed as a comparator, so a prefix
+            // other than one `v` (for example `>==1.2.3`) is refused.
+            out.push(self.comparator_text(tok)?);
+            return Ok(());
+        }
+        let major_text = x.parts[0].unwrap_or_default();
+        let major = number(major_text, tok)?;
+        if !gtlt.is_empty() {
+            let minor_text = x.parts[1].filter(|_| !x_minor).unwrap_or(b"0");
+            let minor = number(minor_text, tok)?;
+            let piece = match gtlt {
+                b">" if x_minor => {
+                    Piece::new(Op::GreaterEq, [successor(major_text, tok)?, 0, 0], z)
+                }
+                b">" => Piece::new(Op::GreaterEq, [major, successor(minor_text, tok)?, 0], z),
+                b"<=" if x_minor => Piece::new(Op::Less, [successor(major_text, tok)?, 0, 0], ZERO),
+                b"<=" => Piece::new(Op::Less, [major, successor(minor_text, tok)?, 0], ZERO),
+                b"<" => Piece::new(Op::Less, [major, minor, 0], ZERO),
+                _ => Piece::new(Op::GreaterEq, [major, minor, 0], z),
+            };
+            return self.push(piece, tok, out);
+        }
+        if x_minor {
+            self.push(Piece::new(Op::GreaterEq, [major, 0, 0], z), tok, out)?;
+            let upper = [successor(major_text, tok)?, 0, 0];
+            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+        }
+        let minor_text = x.parts[1].unwrap_or_default();
+        let minor = number(minor_text, tok)?;
+        self.push(Piece::new(Op::GreaterEq, [major, minor, 0], z), tok, out)?;
+        let upper = [major, successor(minor_text, tok)?, 0];
+        self.push(Piece::new(Op::Less, upper, ZERO), tok, out)
+    }
+
+    /// node-semver's `parseComparator` and what follows it, for one space-free token.
+    fn token(&self, tok: &[u8], out: &mut Vec<Comparator>) -> Result<(), RangeError> {
+        // Build metadata goes first, wherever the first `+ident` is (even on `1.x+build`).
+        match scan::first_build(tok) {
+            Some((start, end)) => self.token_stripped(&cut(tok, start, end), out),
+            None => self.token_stripped(tok, out),
+        }
+    }
+
+    fn token_stripped(&self, tok: &[u8], out: &mut Vec<Comparator>) -> Result<(), RangeError> {
+        if let Some(rest) = tok.strip_prefix(b"^")
+            && let Some(x) = scan::xrange_full(rest)
+        {
+            return self.caret(&x, tok, out);
+        }
+        if let Some(rest) = tok.strip_prefix(b"~") {
+            let rest = rest.strip_prefix(b">").unwrap_or(rest);
+            if let Some(x) = scan::xrange_full(rest) {
+                return self.tilde(&x, tok, out);
+            }
+        }
+        let op_len = scan::gtlt_len(tok);
+        if let Some(x) = scan::xrange_full(&tok[op_len..]) {
+            return self.xrange(&tok[..op_len], &x, tok, out);
+        }
+        // Not an x-range: npm's replaceStars still deletes the first `[<>]?=?\s*\*` (so
+        // `>=1.2.3*` means `>=1.2.3`), then the rest must be a plain comparator.
+        let c = match scan::first_star(tok) {
+            Some((start, end)) => self.comparator_text(&cut(tok, start, end))?,
+            None => self.comparator_text(tok)?,
+        };
+        out.push(c);
+        Ok(())
+    }
+}
+
+/// `s` without `s[start..end]`.
+fn cut(s: &[u8], start: usize, end: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len() - (end - start));
+    out.extend_from_slice(&s[..start]);
+    out.extend_from_slice(&s[end..]);
+    out
+}
+
+/// node-semver's `hyphenReplace`: `A - B` becomes `>=A <=B` with x-range rules on each side.
+/// The result is text, because it goes through the remaining text stages like any range
+/// (`=1.2.3 - 2` becomes `>==1.2.3 <3.0.0-0`, which the comparator step then refuses).
+fn hyphen<'a>(
+    from_text: &[u8],
+    from: &XRange<'a>,
+    to_text: &[u8],
+    to: &XRange<'a>,
+    include_prerelease: bool,
+) -> Result<Vec<u8>, RangeError> {
+    let z: &[u8] = if include_prerelease { b"-0" } else { b"" };
+    fn part<'a>(x: &XRange<'a>, i: usize) -> &'a [u8] {
+        x.parts[i].unwrap_or_default()
+    }
+    let context = [from_text, b" - ", to_text].concat();
+    let mut out: Vec<u8> = Vec::with_capacity(context.len() + 16);
+    let mut put = |bytes: &[&[u8]]| bytes.iter().for_each(|b| out.extend_from_slice(b));
+    if from.is_x(0) {
+        // No lower bound.
+    } else if from.is_x(1) {
+        put(&[b">=", part(from, 0), b".0.0", z]);
+    } else if from.is_x(2) {
+        put(&[b">=", part(from, 0), b".", part(from, 1), b".0", z]);
+    } else if from.pre.is_some() {
+        put(&[b">=", from_text]);
+    } else {
+        put(&[b">=", from_text, z]);
+    }
+    put(&[b" "]);
+    if to.is_x(0) {
+        // No upper bound.
+    } else if to.is_x(1) {
+        let next = successor(part(to, 0), &context)?.to_string();
+        put(&[b"<", next.as_bytes(), b".0.0-0"]);
+    } else if to.is_x(2) {
+        let next = successor(part(to, 1), &context)?.to_string();
+        put(&[b"<", part(to, 0), b".", next.as_bytes(), b".0-0"]);
+    } else if let Some(pre) = to.pre {
+        put(&[
+            b"<=",
+            part(to, 0),
+            b".",
+            part(to, 1),
+            b".",
+            part(to, 2),
+            b"-",
+            pre,
+        ]);
+    } else if include_prerelease {
+        let next = successor(part(to, 2), &context)?.to_string();
+        put(&[
+            b"<",
+            part(to, 0),
+            b".",
+            part(to, 1),
+            b".",
+            next.as_bytes(),
+            b"-0",
+        ]);
+    } else {
+        put(&[b"<=", to_text]);
+    }
+    Ok(trim_spaces(&out).to_vec())
+}
+
+/// Applies node-semver's hyphen-range rewrite to one `||` alternative, if it is one.
+fn hyphen_stage(part: &[u8], include_prerelease: bool) -> Result<Cow<'_, [u8]>, RangeError> {
+    // An x-range cannot contain " - " (its `-` only follows an identifier), so the first
+    // occurrence is the only possible split.
+    let Some(at) = part.windows(3).position(|w| w == b" - ") else {
+        return Ok(Cow::Borrowed(part));
+    };
+    let (from_text, to_text) = (&part[..at], &part[at + 3..]);
+    match (scan::xrange_full(from_text), scan::xrange_full(to_text)) {
+        (Some(from), Some(to)) => Ok(Cow::Owned(hyphen(
+            from_text,
+            &from,
+            to_text,
+            &to,
+            include_prerelease,
+        )?)),
+        _ => Ok(Cow::Borrowed(part)),
+    }
+}
+
+/// Removes the spaces listed by [`scan::comparator_space_removals`].
+fn operator_space_stage(s: Cow<'_, [u8]>) -> Cow<'_, [u8]> {
+    let mut removals = Vec::new();
+    scan::comparator_space_removals(&s, &mut removals);
+    if removals.is_empty() {
+        return s;
+    }
+    let mut out = Vec::with_capacity(s.len());
+    let mut from = 0;
+    for at in removals {
+        out.extend_from_slice(&s[from..at]);
+        from = at + 1;
+    }
+    out.extend_from_slice(&s[from..]);
+    Cow::Owned(out)
+}
+
+/// node-semver's `TILDETRIM` / `CARETTRIM` (`~ 1` → `~1`, `~> 1` → `~1`, `^ 1` → `^1`).
+fn lone_operator_stage(s: Cow<'_, [u8]>) -> Cow<'_, [u8]> {
+    let needs = s.windows(2).any(|w| w == b"~ " || w == b"^ " || w == b"~>");
+    if !needs {
+        return s;
+    }
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        match (s[i], s.get(i + 1), s.get(i + 2)) {
+            (b'~', Some(b'>'), Some(b' ')) => {
+                out.push(b'~');
+                i += 3;
+            }
+            (b'~' | b'^', Some(b' '), _) => {
+                out.push(s[i]);
+                i += 2;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// What one `||` alternative became.
+enum Alternative {
+    /// The impossible range `<0.0.0-0`.
+    Null,
+    /// Deduplicated comparators (a lone `*` when it matches everything).
+    Comparators,
+}
+
+/// node-semver's `parseRange` for one trimmed alternative; appends its comparators to `out`.
+fn alternative(
+    part: &[u8],
+    ctx: &Ctx,
+    out: &mut Vec<Comparator>,
+) -> Result<Alternative, RangeError> {
+    let s = hyphen_stage(part, ctx.include_prerelease)?;
+    let s = operator_space_stage(s);
+    let s = lone_operator_stage(s);
+    let start = out.len();
+    let mut comps = Vec::new();
+    for tok in s.split(|&b| b == b' ') {
+        ctx.token(tok, &mut comps)?;
+    }
+    // All comparators were built (so any invalid one failed the range) before the null set
+    // short-circuits, as upstream does.
+    if comps.iter().any(Comparator::is_null_set) {
+        out.push(Comparator::null_set());
+        return Ok(Alternative::Null);
+    }
+    // Keep the first of equal comparators (npm dedupes by their text); quadratic only up to a
+    // small size, which covers every realistic range.
+    if comps.len() <= 16 {
+        for c in comps {
+            if !out[start..].contains(&c) {
+                out.push(c);
+            }
+        }
+    } else {
+        let mut seen = std::collections::HashSet::with_capacity(comps.len());
+        for c in comps {
+            if seen.insert(c.clone()) {
+                out.push(c);
+            }
+        }
+    }
+    if out.len() - start > 1 {
+        let mut i = start;
+        while i < out.len() {
+            if out[i].op == Op::Any {
+                out.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+    Ok(Alternative::Comparators)
+}
+
+/// Parses a whole range into comparators and the end index of each `||` alternative.
+pub(super) fn parse(
+    input: &str,
+    include_prerelease: bool,
+) -> Result<(Vec<Comparator>, Vec<u32>), RangeError> {
+    let normalized = normalize(input)?;
+    let ctx = Ctx { include_prerelease };
+    let mut comparators = Vec::new();
+    let mut ends: Vec<u32> = Vec::new();
+    let mut nulls: Vec<bool> = Vec::new();
+    let mut rest: &[u8] = &normalized;
+    let mut index = 0;
+    loop {
+        let (part, next) = match rest.windows(2).position(|w| w == b"||") {
+            Some(at) => (&rest[..at], Some(&rest[at + 2..])),
+            None => (rest, None),
+        };
+        let kind = alternative(trim_spaces(part), &ctx, &mut comparators)
+            .map_err(|e| e.in_alternative(index))?;
+        ends.push(u32::try_from(comparators.len()).unwrap_or(u32::MAX));
+        nulls.push(matches!(kind, Alternative::Null));
+        index += 1;
+        match next {
+            Some(next) => rest = next,
+            None => break,
+        }
+    }
+    if ends.len() > 1 {
+        simplify_union(&mut comparators, &mut ends, &nulls);
+    }
+    Ok((comparators, ends))
+}
+
+/// node-semver's union rules: drop impossible alternatives (all of them impossible keeps the
+/// first), and a lone `*` alternative swallows the whole union.
+fn simplify_union(comparators: &mut Vec<Comparator>, ends: &mut Vec<u32>, nulls: &[bool]) {
+    let sets: Vec<(usize, usize)> = ends
+        .iter()
+        .scan(0usize, |start, &end| {
+            let s = (*start, end as usize);
+            *start = end as usize;
+            Some(s)
+        })
+        .collect();
+    let mut keep: Vec<(usize, usize)> = sets
+        .iter()
+        .zip(nulls)
+        .filter(|(_, null)| !**null)
+        .map(|(s, _)| *s)
+        .collect();
+    if keep.is_empty() {
+        keep.push(sets[0]);
+    } else if keep.len() > 1
+        && let Some(any) = keep
+            .iter()
+            .copied()
+            .find(|&(s, e)| e - s == 1 && comparators[s].op == Op::Any)
+    {
+        keep = vec![any];
+    }
+    if keep.len() == sets.len() {
+        return;
+    }
+    let mut new_comparators = Vec::with_capacity(comparators.len());
+    let mut new_ends = Vec::with_capacity(keep.len());
+    for (s, e) in keep {
+        new_comparators.extend_from_slice(&comparators[s..e]);
+        new_ends.push(u32::try_from(new_comparators.len()).unwrap_or(u32::MAX));
+    }
+    *comparators = new_comparators;
+    *ends = new_ends;
+}

@@ -1,0 +1,322 @@
+use super::*;
+
+#[track_caller]
+fn canon(range: &str) -> String {
+    match Range::parse(range) {
+        Ok(r) => r.to_string(),
+        Err(e) => format!("ERR {e}"),
+    }
+}
+
+#[track_caller]
+fn canon_pre(range: &str) -> String {
+    let options = RangeOptions::new().with_include_prerelease(true);
+    match Range::parse_with(range, options) {
+        Ok(r) => r.to_string(),
+        Err(e) => format!("ERR {e}"),
+    }
+}
+
+#[test]
+fn spec_table() {
+    // ../shared/spec/agents.md §1.2, verified there against semver 7.8.6.
+    for (range, want) in [
+        ("", "*"),
+        (" ", "*"),
+        ("*", "*"),
+        ("x", "*"),
+        ("1", ">=1.0.0 <2.0.0-0"),
+        ("1.x", ">=1.0.0 <2.0.0-0"),
+        ("^1", ">=1.0.0 <2.0.0-0"),
+        ("~1.2", ">=1.2.0 <1.3.0-0"),
+        ("^1.0.0 || ^2.0.0", ">=1.0.0 <2.0.0-0||>=2.0.0 <3.0.0-0"),
+        ("1.0.0 - 2.0.0", ">=1.0.0 <=2.0.0"),
+        ("v1.0.0", "1.0.0"),
+        ("=1.0.0", "1.0.0"),
+        (" ^1.0.0 ", ">=1.0.0 <2.0.0-0"),
+        (">= 1.0.0", ">=1.0.0"),
+        ("^1.2.3+build", ">=1.2.3 <2.0.0-0"),
+    ] {
+        assert_eq!(canon(range), want, "{range:?}");
+    }
+    for bad in [
+        "latest",
+        "01.0.0",
+        "1.0.0.0",
+        "not a range",
+        "not-a-range",
+        "^1.0.0 || not",
+    ] {
+        assert!(Range::parse(bad).is_err(), "{bad:?}");
+    }
+}
+
+#[test]
+fn quirks() {
+    for (range, want) in [
+        ("v0.0", "<0.1.0-0"),
+        (">=0.0.0", "*"),
+        ("*||>=1.2.x", "*"),
+        ("<=3.2.*", "<3.3.0-0"),
+        ("==1", ">=1.0.0 <2.0.0-0"),
+        (">=1.2.3*", ">=1.2.3"),
+        ("1.2.3 +build", "1.2.3"),
+        ("1.2.3 |||| 2", "*"),
+        ("<x <* || >* 2.x", "<0.0.0-0"),
+        (">x 2.x || * || <x", "*"),
+        (
+            "^9007199254740990.0.0",
+            ">=9007199254740990.0.0 <9007199254740991.0.0-0",
+        ),
+        ("~> 1", ">=1.0.0 <2.0.0-0"),
+        ("^ 1.2 ^ 1", ">=1.2.0 <2.0.0-0 >=1.0.0"),
+        ("1.2.3 1.2.3", "1.2.3"),
+    ] {
+        assert_eq!(canon(range), want, "{range:?}");
+    }
+    for bad in [
+        ">=>1",
+        "=1.2.3 - 2",
+        "^9007199254740991.0.0",
+        "1.x.5",
+        "x.1",
+        "|",
+    ] {
+        assert!(Range::parse(bad).is_err(), "{bad:?} gave {}", canon(bad));
+    }
+    assert_eq!(canon_pre("~0.0"), "<0.1.0-0");
+    assert_eq!(canon_pre("1.0.0 - 2.0.0"), ">=1.0.0-0 <2.0.1-0");
+}
+
+#[test]
+fn errors_carry_code_and_kind() {
+    let e = Range::parse("^1.0.0 || nope").unwrap_err();
+    assert_eq!(e.code(), "invalid-version-range");
+    assert_eq!(e.kind(), RangeErrorKind::InvalidComparator);
+    assert_eq!(e.alternative(), 1);
+    assert_eq!(e.text(), "nope");
+    let e = Range::parse("^1 é").unwrap_err();
+    assert_eq!(e.kind(), RangeErrorKind::InvalidCharacter);
+    assert_eq!(e.offset(), 3);
+    let long = "1".repeat(MAX_RANGE_LENGTH + 1);
+    assert_eq!(
+        Range::parse(&long).unwrap_err().kind(),
+        RangeErrorKind::TooLong
+    );
+}
+
+#[test]
+fn satisfies_prerelease_rule() {
+    let r = Range::parse("^1.2.3-beta.2").unwrap();
+    let v = |s: &str| parse_version(s).unwrap();
+    assert!(r.satisfies(&v("1.2.3-beta.3")));
+    assert!(!r.satisfies(&v("1.2.3-beta.1")));
+    assert!(!r.satisfies(&v("1.2.4-beta.3")));
+    assert!(r.satisfies(&v("1.9.9+build")));
+    let any = Range::parse("*").unwrap();
+    assert!(!any.satisfies(&v("1.0.0-rc.1")));
+    let any_pre =
+        Range::parse_with("*", RangeOptions::new().with_include_prerelease(true)).unwrap();
+    assert!(any_pre.satisfies(&v("1.0.0-rc.1")));
+}
+
+#[test]
+fn versions_npm_style() {
+    assert!(parse_version("1.2.3").is_some());
+    assert!(parse_version("\u{feff} v1.2.3\t").is_some());
+    assert!(parse_version("=1.2.3").is_none());
+    assert!(parse_version("9007199254740992.0.0").is_none());
+    assert!(parse_version("9007199254740991.0.0").is_some());
+    assert!(parse_version(&format!("1.2.3-{}", "a".repeat(251))).is_none());
+    assert!(parse_version(&format!("1.2.3-{}", "a".repeat(250))).is_some());
+}
+
+/// 256- and 1024-byte hostile ranges: runs of spaces, operators, `||`, x's, prefixes and
+/// tildes. Each must give npm's answer, and quickly (the regex version of this was a ReDoS).
+static LONG_PRERELEASE: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("1.2.3-{}", "a".repeat(250)));
+
+#[test]
+fn adversarial_ranges() {
+    let cases: Vec<(String, Option<&str>)> = [256usize, MAX_RANGE_LENGTH]
+        .iter()
+        .flat_map(|&n| {
+            let rep = move |unit: &str| unit.repeat(n / unit.len());
+            vec![
+                (" ".repeat(n), Some("*")),
+                (rep("||"), Some("*")),
+                (rep("x "), Some("*")),
+                (rep("|| x"), Some("*")),
+                (">".repeat(n), None),
+                (format!("{}1", "v".repeat(n - 1)), Some(">=1.0.0 <2.0.0-0")),
+                (format!("{}1", "=".repeat(n - 1)), Some(">=1.0.0 <2.0.0-0")),
+                (format!("{}1", "v ".repeat(n / 2 - 1)), None),
+                (rep("~ "), None),
+                (rep("1 - "), None),
+                ("*".repeat(n), None),
+                (rep(">=0.0.0 "), Some("*")),
+                (rep("<x "), Some("<0.0.0-0")),
+                (rep("1.x || "), Some("*")),
+                (rep("^1.2.3 "), Some(">=1.2.3 <2.0.0-0")),
+                (rep(">= "), None),
+                (rep("+"), None),
+                (format!("1.2.3+{}", "a".repeat(n - 6)), Some("1.2.3")),
+                // A comparator's version may be 256 characters long, not more.
+                (
+                    format!("1.2.3-{}", "a".repeat(n - 6)),
+                    (n == 256).then_some(&*LONG_PRERELEASE),
+                ),
+            ]
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    for (range, want) in &cases {
+        assert!(range.len() <= MAX_RANGE_LENGTH, "{} bytes", range.len());
+        let got = Range::parse(range).ok().map(|r| r.to_string());
+        assert_eq!(got.as_deref(), *want, "{range:?}");
+    }
+    // Generous enough for an unoptimized build on a loaded machine; a backtracking parser
+    // would take seconds on these.
+    assert!(started.elapsed() < std::time::Duration::from_millis(500));
+    let too_long = " ".repeat(MAX_RANGE_LENGTH + 1);
+    assert_eq!(
+        Range::parse(&too_long).unwrap_err().kind(),
+        RangeErrorKind::TooLong
+    );
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn number() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => (0u64..4).prop_map(|n| n.to_string()),
+            1 => Just("x".to_string()),
+            1 => Just("*".to_string()),
+            1 => Just("X".to_string()),
+        ]
+    }
+
+    fn partial() -> impl Strategy<Value = String> {
+        (
+            prop_oneof![Just(""), Just("v"), Just("=")],
+            number(),
+            proptest::option::of(number()),
+            proptest::option::of(number()),
+            prop_oneof![
+                Just(""),
+                Just("-0"),
+                Just("-alpha"),
+                Just("-beta.1"),
+                Just("-rc.2")
+            ],
+            prop_oneof![4 => Just(""), 1 => Just("+build.1")],
+        )
+            .prop_map(|(prefix, a, b, c, pre, build)| {
+                let mut s = format!("{prefix}{a}");
+                if let Some(b) = b {
+                    s.push('.');
+                    s.push_str(&b);
+                    if let Some(c) = c {
+                        s.push('.');
+                        s.push_str(&c);
+                        s.push_str(pre);
+                        s.push_str(build);
+                    }
+                }
+                s
+            })
+    }
+
+    fn comparator() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => (
+                prop_oneof![
+                    Just(""), Just("="), Just(">"), Just(">="), Just("<"), Just("<="),
+                    Just("~"), Just("~>"), Just("^")
+                ],
+                prop_oneof![3 => Just(""), 1 => Just(" ")],
+                partial(),
+            )
+                .prop_map(|(op, space, v)| format!("{op}{space}{v}")),
+            1 => (partial(), partial()).prop_map(|(a, b)| format!("{a} - {b}")),
+        ]
+    }
+
+    fn range_text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::collection::vec(comparator(), 1..4), 1..4).prop_map(
+            |sets| {
+                sets.iter()
+                    .map(|set| set.join(" "))
+                    .collect::<Vec<_>>()
+                    .join(" || ")
+            },
+        )
+    }
+
+    fn version() -> impl Strategy<Value = Version> {
+        (
+            0u64..4,
+            0u64..4,
+            0u64..4,
+            prop_oneof![
+                Just(""),
+                Just("0"),
+                Just("alpha"),
+                Just("beta.1"),
+                Just("rc.2")
+            ],
+        )
+            .prop_map(|(a, b, c, pre)| {
+                let text = if pre.is_empty() {
+                    format!("{a}.{b}.{c}")
+                } else {
+                    format!("{a}.{b}.{c}-{pre}")
+                };
+                parse_version(&text).expect("generated versions are valid")
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn canonical_form_round_trips(text in range_text(), include_prerelease in any::<bool>()) {
+            let options = RangeOptions::new().with_include_prerelease(include_prerelease);
+            if let Ok(range) = Range::parse_with(&text, options) {
+                let canonical = range.to_string();
+                let again = Range::parse_with(&canonical, options).expect("canonical form parses");
+                prop_assert_eq!(&again, &range, "{:?} -> {:?}", text, canonical);
+                prop_assert_eq!(again.to_string(), canonical);
+            }
+        }
+
+        #[test]
+        fn max_satisfying_is_the_best(
+            text in range_text(),
+            versions in proptest::collection::vec(version(), 0..12),
+            include_prerelease in any::<bool>(),
+        ) {
+            let options = RangeOptions::new().with_include_prerelease(include_prerelease);
+            let Ok(range) = Range::parse_with(&text, options) else { return Ok(()) };
+            let satisfying: Vec<&Version> = versions.iter().filter(|v| range.satisfies(v)).collect();
+            match range.max_satisfying(&versions) {
+                None => prop_assert!(satisfying.is_empty()),
+                Some(best) => {
+                    prop_assert!(range.satisfies(best));
+                    for v in &satisfying {
+                        prop_assert_ne!(compare_versions(v, best), Ordering::Greater);
+                    }
+                }
+            }
+            match range.min_satisfying(&versions) {
+                None => prop_assert!(satisfying.is_empty()),
+                Some(least) => {
+                    prop_assert!(range.satisfies(least));
+                    for v in &satisfying {
+                        prop_assert_ne!(compare_versions(v, least), Ordering::Less);
+                    }
+                }
+            }
+        }
+    }
+}
