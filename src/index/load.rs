@@ -1,7 +1,8 @@
 //! Bytes → [`PackIndex`], collecting every problem.
 
+use super::limits::first_too_deep;
 use super::wire::Env;
-use super::{Indexed, PackIndex, raw_list};
+use super::{Indexed, Limits, PackIndex, raw_list};
 use crate::diagnostics::{Issue, Report};
 use crate::schema::issue_from_error;
 use serde::de::DeserializeOwned;
@@ -16,6 +17,12 @@ pub const JSON_SYNTAX: &str = "json-syntax";
 pub const ENVELOPE_VERSION: &str = "envelope-version";
 /// Issue code: an entry or envelope field has the wrong shape.
 pub const SHAPE: &str = "invalid-shape";
+/// Issue code: the file is larger than [`Limits::max_index_bytes`].
+pub const TOO_LARGE: &str = "index-too-large";
+/// Issue code: the JSON nests deeper than [`Limits::max_json_depth`].
+pub const TOO_DEEP: &str = "json-too-deep";
+/// Issue code: a list has more entries than [`Limits::max_entries_per_list`].
+pub const TOO_MANY_ENTRIES: &str = "too-many-entries";
 
 /// What [`load`] found.
 #[derive(Debug)]
@@ -61,7 +68,32 @@ fn shape_validator() -> &'static jsonschema::Validator {
 /// assert!(loaded.index.is_none());
 /// ```
 pub fn load(bytes: &[u8]) -> Loaded<'_> {
+    load_with(bytes, &Limits::default())
+}
+
+/// [`load`] with explicit [`Limits`]. A file over the size limit is refused before it is
+/// read as text (`index-too-large`); JSON nested deeper than the limit is refused before it is
+/// parsed (`json-too-deep`); a list with too many entries is refused before its entries are
+/// checked (`too-many-entries`).
+pub fn load_with<'a>(bytes: &'a [u8], limits: &Limits) -> Loaded<'a> {
     let mut report = Report::new();
+    if bytes.len() > limits.max_index_bytes() {
+        report.push(Issue::error(
+            TOO_LARGE,
+            "",
+            format!(
+                "the index is {} bytes, over the limit of {} bytes; split the pack or raise the limit",
+                bytes.len(),
+                limits.max_index_bytes()
+            ),
+        ));
+        return Loaded {
+            text: None,
+            document: None,
+            index: None,
+            report,
+        };
+    }
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -85,6 +117,27 @@ pub fn load(bytes: &[u8]) -> Loaded<'_> {
             };
         }
     };
+    if let Some(at) = first_too_deep(bytes, limits.max_json_depth()) {
+        let (line, column) = crate::diagnostics::pointer::line_col(text, at);
+        report.push(
+            Issue::error(
+                TOO_DEEP,
+                "",
+                format!(
+                    "JSON nested more than {} levels deep; a pack index never needs that",
+                    limits.max_json_depth()
+                ),
+            )
+            .with_param("line", line)
+            .with_param("column", column),
+        );
+        return Loaded {
+            text: Some(text),
+            document: None,
+            index: None,
+            report,
+        };
+    }
     let document: Value = match serde_json::from_str(text) {
         Ok(d) => d,
         Err(e) => {
@@ -102,6 +155,27 @@ pub fn load(bytes: &[u8]) -> Loaded<'_> {
             };
         }
     };
+    for list in super::LISTS {
+        let n = raw_list(&document, list).len();
+        if n > limits.max_entries_per_list() {
+            report.push(Issue::error(
+                TOO_MANY_ENTRIES,
+                format!("/{list}"),
+                format!(
+                    "{list} has {n} entries, over the limit of {}",
+                    limits.max_entries_per_list()
+                ),
+            ));
+        }
+    }
+    if report.has_errors() {
+        return Loaded {
+            text: Some(text),
+            document: Some(document),
+            index: None,
+            report,
+        };
+    }
     let index = check_document(&document, &mut report);
     Loaded {
         text: Some(text),
@@ -254,6 +328,23 @@ mod tests {
             "a tool with an unknown field is left out"
         );
         assert!(index.agents.is_empty());
+    }
+
+    #[test]
+    fn limits_refuse_hostile_sizes() {
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let loaded = load(deep.as_bytes());
+        assert_eq!(loaded.report.issues()[0].code(), TOO_DEEP);
+        assert_eq!(loaded.report.issues()[0].params()["column"], 65);
+        let small = Limits::default().with_max_index_bytes(10);
+        assert_eq!(
+            load_with(b"{\"v\": 1, \"x\": 2}", &small).report.issues()[0].code(),
+            TOO_LARGE
+        );
+        let few = Limits::default().with_max_entries_per_list(1);
+        let loaded = load_with(br#"{"v":1,"tools":[{},{}]}"#, &few);
+        assert_eq!(loaded.report.issues()[0].code(), TOO_MANY_ENTRIES);
+        assert_eq!(loaded.report.issues()[0].instance_path(), "/tools");
     }
 
     #[test]

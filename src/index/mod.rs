@@ -7,12 +7,14 @@
 //! stay in the report; everything else is kept, so later checks still see them.
 
 mod canonical;
+mod limits;
 pub(crate) use canonical::utf16_cmp;
 mod load;
 pub mod wire;
 
 pub use canonical::{canonical_text, index_hash};
-pub use load::{Loaded, load};
+pub use limits::Limits;
+pub use load::{Loaded, load, load_with};
 
 use serde_json::Value;
 use wire::{Agent, Block, Env, Flow, Guardrail, Tool};

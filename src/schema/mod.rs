@@ -111,6 +111,20 @@ impl CompiledSchema {
         if !why.is_empty() {
             return Err(why);
         }
+        CompiledSchema::build(schema)
+    }
+
+    /// Compiles `schema` without the strict-mode rules (the draft 2020-12 semantics only), for
+    /// schemas upstream does not compile strictly (tool and guardrail config schemas).
+    ///
+    /// # Errors
+    ///
+    /// Why the schema does not compile (an unresolvable `$ref`, an invalid pattern, …).
+    pub fn compile_lenient(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
+        CompiledSchema::build(schema)
+    }
+
+    fn build(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
         jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(true)

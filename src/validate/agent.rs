@@ -1,0 +1,864 @@
+//! Agent rules (agents.md §2): every rule of upstream's `defineAgent`, run at deploy, plus
+//! the checks runstart adds (parameter default types, duplicate refs, unused parameters).
+//!
+//! Issues carry upstream's paths (under `/agents/<i>`) and messages. Rules that need the
+//! compiled parts (ranges, templates, capabilities, cross references) live beside this
+//! module and are called from [`super::validate_index`].
+
+use crate::diagnostics::{Issue, Severity, pointer};
+use crate::schema::SchemaCache;
+use serde_json::{Map, Value};
+
+/// Issue code of upstream's `defineAgent` rules (its error code is `invalid-agent`).
+pub const INVALID_AGENT: &str = "invalid-agent";
+/// Issue code (warning): a parameter's `default` does not have the declared `type`.
+pub const PARAMETER_DEFAULT_TYPE: &str = "parameter-default-type";
+/// Issue code (warning): a parameter named `input`, which the flow step input overwrites.
+pub const INPUT_PARAMETER: &str = "input-parameter";
+/// Issue code (warning): one tool id or guardrail id listed twice in one agent.
+pub const DUPLICATE_REF: &str = "duplicate-ref";
+
+/// Reserved auto-variable names a parameter may not take (agents.md §2; `settings` too).
+pub const RESERVED_PARAMETER_NAMES: [&str; 5] =
+    ["today", "now", "agent", "conversation", "settings"];
+
+/// Whether `id` is a dotted lowercase block id: `^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)+$`.
+pub fn is_block_id(id: &str) -> bool {
+    let mut segments = 0;
+    for segment in id.split('.') {
+        let mut chars = segment.chars();
+        let first_ok =
+            matches!(chars.next(), Some(c) if c.is_ascii_lowercase() || c.is_ascii_digit());
+        if !first_ok || !chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+            return false;
+        }
+        segments += 1;
+    }
+    segments >= 2
+}
+
+/// Whether `v` is an exact semver version as upstream's pattern accepts it
+/// (`^\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$`: prerelease allowed, build
+/// metadata refused, leading zeros accepted).
+pub fn is_exact_version(v: &str) -> bool {
+    let (core, pre) = match v.split_once('-') {
+        Some((c, p)) => (c, Some(p)),
+        None => (v, None),
+    };
+    let nums: Vec<&str> = core.split('.').collect();
+    nums.len() == 3
+        && nums
+            .iter()
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        && pre.is_none_or(|p| {
+            p.split('.').all(|id| {
+                !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+        })
+}
+
+fn is_positive_integer(v: &Value) -> bool {
+    v.as_u64().is_some_and(|n| n >= 1) || v.as_f64().is_some_and(|f| f >= 1.0 && f.fract() == 0.0)
+}
+
+fn is_non_negative_integer(v: &Value) -> bool {
+    v.as_u64().is_some() || v.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0)
+}
+
+fn non_empty_trimmed(v: Option<&Value>) -> Option<&str> {
+    v.and_then(Value::as_str).filter(|s| !s.trim().is_empty())
+}
+
+/// Collects issues for one agent at `base` (`/agents/<i>`).
+pub(crate) struct AgentIssues<'a> {
+    base: &'a str,
+    issues: Vec<Issue>,
+}
+
+impl<'a> AgentIssues<'a> {
+    pub(crate) fn new(base: &'a str) -> AgentIssues<'a> {
+        AgentIssues {
+            base,
+            issues: Vec::new(),
+        }
+    }
+
+    fn at(&self, tokens: &[&str]) -> String {
+        pointer::join(self.base, tokens)
+    }
+
+    pub(crate) fn push(
+        &mut self,
+        code: &'static str,
+        severity: Severity,
+        tokens: &[&str],
+        message: impl Into<String>,
+    ) {
+        let at = self.at(tokens);
+        self.issues.push(Issue::new(severity, code, at, message));
+    }
+
+    fn error(&mut self, tokens: &[&str], message: impl Into<String>) {
+        self.push(INVALID_AGENT, Severity::Error, tokens, message);
+    }
+
+    fn error_at(&mut self, pointer: String, message: impl Into<String>) {
+        self.issues
+            .push(Issue::error(INVALID_AGENT, pointer, message));
+    }
+
+    pub(crate) fn into_issues(self) -> Vec<Issue> {
+        self.issues
+    }
+}
+
+/// What the structural rules need beyond the agent itself.
+pub(crate) struct AgentRules<'a> {
+    /// Whether an npm range string is valid (`semver.validRange`).
+    pub valid_range: &'a dyn Fn(&str) -> bool,
+    /// The shared schema compile cache.
+    pub schemas: &'a SchemaCache,
+}
+
+const RANGE_MESSAGE: &str = "must be a semver range, e.g. \"^1.0.0\" or \"1.2.0\"";
+const BLOCK_ID_MESSAGE: &str = "must be a dotted lowercase block id, e.g. \"acme.weights\"";
+
+impl AgentRules<'_> {
+    /// Every `defineAgent` rule, in upstream's order: identity, content, block refs, arrays,
+    /// retrieval, parameters, budget, conversationPolicy, toolErrors, output.
+    pub(crate) fn check(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+        self.identity(agent, out);
+        self.content(agent, out);
+        self.block_refs(agent, out);
+        self.arrays(agent, out);
+        self.retrieval(agent, out);
+        self.parameters(agent.get("parameters"), &[], out);
+        budget(agent, out);
+        conversation_policy(agent, out);
+        tool_errors(agent, out);
+        self.output(agent, out);
+    }
+
+    fn identity(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+        if non_empty_trimmed(agent.get("id")).is_none() {
+            out.error(&["id"], "id must be a non-empty string");
+        }
+        if !agent
+            .get("version")
+            .and_then(Value::as_str)
+            .is_some_and(is_exact_version)
+        {
+            out.error(&["version"], "version must be a valid semver string");
+        }
+        if non_empty_trimmed(agent.get("name")).is_none() {
+            out.error(&["name"], "name must be a non-empty string");
+        }
+    }
+
+    fn content(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+        match agent.get("instructions") {
+            Some(Value::String(s)) if !s.trim().is_empty() => {}
+            Some(Value::Object(prompt_ref)) => {
+                if !prompt_ref
+                    .get("prompt")
+                    .and_then(Value::as_str)
+                    .is_some_and(is_block_id)
+                {
+                    out.error(&["instructions", "prompt"], BLOCK_ID_MESSAGE);
+                }
+                if !prompt_ref
+                    .get("version")
+                    .and_then(Value::as_str)
+                    .is_some_and(|v| (self.valid_range)(v))
+                {
+                    out.error(&["instructions", "version"], RANGE_MESSAGE);
+                }
+                if agent.contains_key("parameters") {
+                    out.error(
+                        &["parameters"],
+                        "the prompt block declares the parameters: leave parameters unset",
+                    );
+                }
+            }
+            _ => out.error(
+                &["instructions"],
+                "instructions must be a non-empty string, or a prompt block { prompt, version }",
+            ),
+        }
+        if !agent
+            .get("capabilities")
+            .and_then(Value::as_array)
+            .is_some_and(|c| !c.is_empty())
+        {
+            out.error(
+                &["capabilities"],
+                "capabilities must be a non-empty array of Capability declarations",
+            );
+        }
+    }
+
+    fn block_ref(
+        &self,
+        value: &Value,
+        tokens: &[&str],
+        out: &mut AgentIssues<'_>,
+    ) -> Option<String> {
+        let Some(obj) = value.as_object() else {
+            out.error(tokens, "must be { id, version }");
+            return None;
+        };
+        let id = obj.get("id").and_then(Value::as_str);
+        if !id.is_some_and(is_block_id) {
+            out.error(&[tokens, &["id"]].concat(), BLOCK_ID_MESSAGE);
+        }
+        if !obj
+            .get("version")
+            .and_then(Value::as_str)
+            .is_some_and(|v| (self.valid_range)(v))
+        {
+            out.error(&[tokens, &["version"]].concat(), RANGE_MESSAGE);
+        }
+        id.map(str::to_owned)
+    }
+
+    fn block_refs(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+        let mut seen: Vec<String> = Vec::new();
+        match agent.get("settings") {
+            None => {}
+            Some(Value::Array(refs)) => {
+                for (i, r) in refs.iter().enumerate() {
+                    let index = i.to_string();
+                    if let Some(id) = self.block_ref(r, &["settings", &index], out) {
+                        if seen.contains(&id) {
+                            out.error(
+                                &["settings", &index, "id"],
+                                format!("settings block \"{id}\" is referenced twice"),
+                            );
+                        }
+                        seen.push(id);
+                    }
+                }
+            }
+            Some(_) => out.error(
+                &["settings"],
+                "settings must be an array of { id, version }",
+            ),
+        }
+        if let Some(model) = agent.get("modelSettings") {
+            if let Some(id) = self.block_ref(model, &["modelSettings"], out) {
+                if seen.contains(&id) {
+                    out.error(
+                        &["modelSettings", "id"],
+                        format!("settings block \"{id}\" is referenced twice"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn arrays(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+        match agent.get("tools") {
+            Some(Value::Array(tools)) => {
+                let mut ids: Vec<&str> = Vec::new();
+                for (i, tool) in tools.iter().enumerate() {
+                    let index = i.to_string();
+                    let Some(obj) = tool.as_object() else {
+                        out.error(&["tools", &index], "each tool must be a { id, version } object; bare-string ids are not allowed");
+                        continue;
+                    };
+                    match non_empty_trimmed(obj.get("id")) {
+                        Some(id) => {
+                            if ids.contains(&id) {
+                                out.push(DUPLICATE_REF, Severity::Warning, &["tools", &index, "id"], format!(
+                                    "tool \"{id}\" is listed twice; the first reference wins at run start, remove the duplicate"
+                                ));
+                            }
+                            ids.push(id);
+                        }
+                        None => out.error(&["tools", &index, "id"], "tool id must be a non-empty string"),
+                    }
+                    if non_empty_trimmed(obj.get("version")).is_none() {
+                        out.error(&["tools", &index, "version"], "tool version must be a non-empty semver range string (e.g., \"1.2.3\", \"^1.2.3\", \"~1.2.3\"). Deep grammar validation runs at dispatch time via the `semver` library.");
+                    }
+                }
+            }
+            _ => out.error(&["tools"], "tools must be an array of { id: string, version: string } refs. No bare-string ids — every tool must carry a semver range."),
+        }
+        match agent.get("guardrails") {
+            None => {}
+            Some(Value::Array(ids)) => {
+                let mut seen: Vec<&str> = Vec::new();
+                for (i, id) in ids.iter().enumerate() {
+                    let index = i.to_string();
+                    match non_empty_trimmed(Some(id)) {
+                        Some(id) => {
+                            if seen.contains(&id) {
+                                out.push(DUPLICATE_REF, Severity::Warning, &["guardrails", &index], format!(
+                                    "guardrail \"{id}\" is listed twice; it runs once per check point, remove the duplicate"
+                                ));
+                            }
+                            seen.push(id);
+                        }
+                        None => out.error(
+                            &["guardrails", &index],
+                            "guardrail id must be a non-empty string",
+                        ),
+                    }
+                }
+            }
+            Some(_) => out.error(
+                &["guardrails"],
+                "guardrails must be an array of guardrail ids",
+            ),
+        }
+    }
+
+    /// Retrieval intents, per agent schema 1.6.0 (agents.md open question 3: the schema's
+    /// wider scopes and `source: conversations` are accepted, as the index format refers to
+    /// schema 1.6.0).
+    fn retrieval(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+        let Some(value) = agent.get("retrieval") else {
+            return;
+        };
+        let Some(intents) = value.as_array() else {
+            out.error(
+                &["retrieval"],
+                "retrieval must be an array of RetrievalIntents",
+            );
+            return;
+        };
+        const SCOPES: [&str; 5] = [
+            "same-conversation",
+            "same-user",
+            "same-segment",
+            "same-project",
+            "tenant",
+        ];
+        const FIELDS: [&str; 6] = ["source", "types", "roles", "scope", "limit", "mode"];
+        for (i, intent) in intents.iter().enumerate() {
+            let index = i.to_string();
+            let Some(obj) = intent.as_object() else {
+                out.error(
+                    &["retrieval", &index],
+                    "each retrieval intent must be an object",
+                );
+                continue;
+            };
+            for key in obj.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+                out.error(
+                    &["retrieval", &index, key],
+                    format!("unknown retrieval intent field \"{key}\""),
+                );
+            }
+            let source = obj.get("source").and_then(Value::as_str).unwrap_or("facts");
+            if !matches!(source, "facts" | "conversations") {
+                out.error(
+                    &["retrieval", &index, "source"],
+                    "source must be facts or conversations",
+                );
+            }
+            let types_ok = obj.get("types").and_then(Value::as_array).is_some_and(|t| {
+                !t.is_empty() && t.iter().all(|x| non_empty_trimmed(Some(x)).is_some())
+            });
+            if source == "conversations" {
+                if obj.contains_key("types") {
+                    out.error(
+                        &["retrieval", &index, "types"],
+                        "a conversations intent takes no types",
+                    );
+                }
+            } else if !types_ok {
+                out.error(
+                    &["retrieval", &index, "types"],
+                    "each retrieval intent must declare at least one type",
+                );
+            }
+            if let Some(roles) = obj.get("roles") {
+                let ok = roles.as_array().is_some_and(|r| {
+                    !r.is_empty()
+                        && r.iter()
+                            .all(|x| matches!(x.as_str(), Some("user" | "agent")))
+                });
+                if !ok || source != "conversations" {
+                    out.error(
+                        &["retrieval", &index, "roles"],
+                        "roles must be a non-empty list of user, agent, on a conversations intent",
+                    );
+                }
+            }
+            if !obj
+                .get("scope")
+                .and_then(Value::as_str)
+                .is_some_and(|s| SCOPES.contains(&s))
+            {
+                out.error(&["retrieval", &index, "scope"], "scope must be same-conversation, same-user, same-segment, same-project, or tenant");
+            }
+            if obj.get("limit").is_some_and(|l| !is_positive_integer(l)) {
+                out.error(
+                    &["retrieval", &index, "limit"],
+                    "limit must be a positive integer",
+                );
+            }
+            if obj
+                .get("mode")
+                .is_some_and(|m| !matches!(m.as_str(), Some("keyword" | "semantic" | "both")))
+            {
+                out.error(
+                    &["retrieval", &index, "mode"],
+                    "mode must be keyword, semantic, or both",
+                );
+            }
+        }
+    }
+
+    /// Parameter rules (agents.md §2), shared with prompt blocks (`prefix` is where the list
+    /// sits relative to the issue base: `[]` for agents, `["content"]` for blocks).
+    pub(crate) fn parameters(
+        &self,
+        value: Option<&Value>,
+        prefix: &[&str],
+        out: &mut AgentIssues<'_>,
+    ) {
+        let Some(value) = value else { return };
+        let list = pointer::join(out.base, &[prefix, &["parameters"]].concat());
+        let Some(params) = value.as_array() else {
+            out.error_at(list, "parameters must be an array");
+            return;
+        };
+        const FIELDS: [&str; 5] = ["name", "description", "type", "required", "default"];
+        let mut names: Vec<&str> = Vec::new();
+        for (i, param) in params.iter().enumerate() {
+            let item = format!("{list}/{i}");
+            let at = |field: &str| pointer::join(&item, &[field]);
+            let Some(obj) = param.as_object() else {
+                out.error_at(
+                    item.clone(),
+                    "each parameter must be an object { name, type }",
+                );
+                continue;
+            };
+            for key in obj.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+                out.error_at(at(key), format!("unknown parameter field \"{key}\""));
+            }
+            match non_empty_trimmed(obj.get("name")) {
+                None => out.error_at(at("name"), "name must be a non-empty string"),
+                Some(name) => {
+                    if names.contains(&name) {
+                        out.error_at(at("name"), format!("duplicate parameter name \"{name}\""));
+                    } else if RESERVED_PARAMETER_NAMES.contains(&name) {
+                        out.error_at(at("name"), format!("\"{name}\" is a reserved auto-injected variable — do not declare it as a parameter"));
+                    } else if name == "input" {
+                        out.issues.push(Issue::warning(INPUT_PARAMETER, at("name"),
+                            "a parameter named \"input\" is overwritten by the flow step's input whenever the turn has one; rename it"));
+                    }
+                    names.push(name);
+                }
+            }
+            let ty = obj.get("type").and_then(Value::as_str);
+            if !matches!(ty, Some("string" | "number" | "boolean" | "date")) {
+                out.error_at(at("type"), "type must be string, number, boolean, or date");
+            }
+            if obj.get("required").is_some_and(|r| !r.is_boolean()) {
+                out.error_at(at("required"), "required must be a boolean");
+            }
+            if let (Some(ty), Some(default)) = (ty, obj.get("default")) {
+                let fits = match ty {
+                    "string" => default.is_string(),
+                    "number" => default.is_number(),
+                    "boolean" => default.is_boolean(),
+                    "date" => default.as_str().is_some_and(looks_like_date),
+                    _ => true,
+                };
+                if !fits {
+                    out.issues.push(Issue::error(
+                        PARAMETER_DEFAULT_TYPE,
+                        at("default"),
+                        format!(
+                            "default {default} does not match the declared type {ty}{}",
+                            if ty == "date" {
+                                " (an ISO 8601 date string, e.g. \"2026-09-17\")"
+                            } else {
+                                ""
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn output(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+        let Some(output) = agent.get("output") else {
+            return;
+        };
+        let Some(obj) = output.as_object() else {
+            out.error(
+                &["output"],
+                "output must be an object { schema, name?, maxRepairs? }",
+            );
+            return;
+        };
+        for key in obj
+            .keys()
+            .filter(|k| !matches!(k.as_str(), "schema" | "name" | "maxRepairs"))
+        {
+            out.error(&["output", key], format!("unknown output field \"{key}\""));
+        }
+        if obj
+            .get("maxRepairs")
+            .is_some_and(|m| !is_non_negative_integer(m))
+        {
+            out.error(
+                &["output", "maxRepairs"],
+                "maxRepairs must be a non-negative integer",
+            );
+        }
+        if obj
+            .get("name")
+            .is_some_and(|n| non_empty_trimmed(Some(n)).is_none())
+        {
+            out.error(&["output", "name"], "name must be a non-empty string");
+        }
+        match obj.get("schema") {
+            None => out.error(
+                &["output", "schema"],
+                "output needs a schema (JSON Schema draft 2020-12)",
+            ),
+            Some(schema) => {
+                let at = out.at(&["output", "schema"]);
+                out.issues.extend(self.schemas.compile_issues(schema, &at));
+            }
+        }
+    }
+}
+
+/// Whether `s` reads as an ISO 8601 date or date-time (what a `date` parameter holds).
+fn looks_like_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b'-'
+        && b[8..10].iter().all(u8::is_ascii_digit)
+}
+
+fn budget(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+    let Some(budget) = agent.get("budget").and_then(Value::as_object) else {
+        return;
+    };
+    for key in budget.keys() {
+        match key.as_str() {
+            "maxSteps" | "maxWallMs" => {
+                if !is_positive_integer(&budget[key]) {
+                    out.error(
+                        &["budget", key],
+                        format!("{key} must be a positive integer"),
+                    );
+                }
+            }
+            "maxCostUsd" => {
+                if !budget[key].as_f64().is_some_and(|f| f >= 0.0) {
+                    out.error(&["budget", key], "maxCostUsd must be a non-negative number");
+                }
+            }
+            _ => out.error(
+                &["budget", key],
+                format!("unknown budget field \"{key}\" (maxSteps, maxCostUsd, maxWallMs)"),
+            ),
+        }
+    }
+}
+
+fn conversation_policy(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+    let Some(policy) = agent.get("conversationPolicy").and_then(Value::as_object) else {
+        return;
+    };
+    const ROLES: [&str; 3] = ["standard", "senior", "admin"];
+    const MODES: [&str; 3] = ["never_ask", "ask_on_first_use", "always_ask"];
+    for (key, value) in policy {
+        match key.as_str() {
+            "autoCloseAfterInactiveSeconds" => out.error(
+                &["conversationPolicy", key],
+                "autoCloseAfterInactiveSeconds is refused in a pack index: a conversation never closes by itself, only when someone closes it",
+            ),
+            "historyLimit" | "hitlAfterTurns" => {
+                if !is_positive_integer(value) {
+                    out.error(&["conversationPolicy", key], format!("{key} must be a positive integer"));
+                }
+            }
+            "hitl" => {
+                let Some(hitl) = value.as_object() else {
+                    out.error(&["conversationPolicy", "hitl"], "hitl must be an object");
+                    continue;
+                };
+                for (k, v) in hitl {
+                    let p = ["conversationPolicy", "hitl", k.as_str()];
+                    match k.as_str() {
+                        "afterTurns" if !is_positive_integer(v) => out.error(&p, "hitl.afterTurns must be a positive integer"),
+                        "timeoutMs" if !is_positive_integer(v) => out.error(&p, "hitl.timeoutMs must be a positive integer (ms)"),
+                        "onTimeout" => match v.as_str() {
+                            Some("escalate") => {}
+                            Some(other @ ("auto-approve" | "auto-reject")) => out.error(&p, format!(
+                                "hitl.onTimeout '{other}' isn't supported: an approval that times out escalates one reviewer tier, and at admin it expires (the turn fails with hitl-cancelled). Use 'escalate', or leave it out."
+                            )),
+                            _ => out.error(&p, "hitl.onTimeout must be 'escalate'"),
+                        },
+                        "defaultReviewerRole" if !v.as_str().is_some_and(|r| ROLES.contains(&r)) => {
+                            out.error(&p, "hitl.defaultReviewerRole must be one of: standard, senior, admin");
+                        }
+                        "tools" => hitl_tools(v, out, &MODES, &ROLES),
+                        "afterTurns" | "timeoutMs" | "defaultReviewerRole" => {}
+                        _ => out.error(&p, format!("unknown hitl field \"{k}\"")),
+                    }
+                }
+            }
+            _ => out.error(&["conversationPolicy", key], format!("unknown conversationPolicy field \"{key}\"")),
+        }
+    }
+}
+
+fn hitl_tools(value: &Value, out: &mut AgentIssues<'_>, modes: &[&str], roles: &[&str]) {
+    let Some(tools) = value.as_object() else {
+        out.error(
+            &["conversationPolicy", "hitl", "tools"],
+            "hitl.tools must be an object { default?, overrides? }",
+        );
+        return;
+    };
+    if tools
+        .get("default")
+        .is_some_and(|d| !d.as_str().is_some_and(|m| modes.contains(&m)))
+    {
+        out.error(
+            &["conversationPolicy", "hitl", "tools", "default"],
+            "hitl.tools.default must be one of: never_ask, ask_on_first_use, always_ask",
+        );
+    }
+    if let Some(overrides) = tools.get("overrides").and_then(Value::as_object) {
+        for (tool, o) in overrides {
+            let base = [
+                "conversationPolicy",
+                "hitl",
+                "tools",
+                "overrides",
+                tool.as_str(),
+            ];
+            let (mode, role) = match o {
+                Value::String(m) => (Some(m.as_str()), None),
+                Value::Object(obj) => (
+                    obj.get("mode").and_then(Value::as_str),
+                    obj.get("requiredRole"),
+                ),
+                _ => (None, None),
+            };
+            if !mode.is_some_and(|m| modes.contains(&m)) {
+                out.error(
+                    &base,
+                    "override mode must be one of: never_ask, ask_on_first_use, always_ask",
+                );
+            }
+            if role.is_some_and(|r| !r.as_str().is_some_and(|r| roles.contains(&r))) {
+                out.error(
+                    &[&base[..], &["requiredRole"]].concat(),
+                    "override requiredRole must be one of: standard, senior, admin",
+                );
+            }
+        }
+    }
+}
+
+/// `toolErrors` per `validateToolErrorsSpec`: `maxRetries` an integer 0..=10, `retryOn` unique
+/// values of invalid-arguments, unknown-tool, tool-error.
+fn tool_errors(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+    let Some(spec) = agent.get("toolErrors").and_then(Value::as_object) else {
+        return;
+    };
+    for (key, value) in spec {
+        match key.as_str() {
+            "maxRetries" => {
+                if !value.as_u64().is_some_and(|n| n <= 10) {
+                    out.error(
+                        &["toolErrors", "maxRetries"],
+                        "maxRetries must be an integer from 0 to 10",
+                    );
+                }
+            }
+            "retryOn" => {
+                let Some(kinds) = value.as_array() else {
+                    out.error(&["toolErrors", "retryOn"], "retryOn must be an array");
+                    continue;
+                };
+                for (i, kind) in kinds.iter().enumerate() {
+                    let index = i.to_string();
+                    if !matches!(
+                        kind.as_str(),
+                        Some("invalid-arguments" | "unknown-tool" | "tool-error")
+                    ) {
+                        out.error(
+                            &["toolErrors", "retryOn", &index],
+                            "retryOn items must be invalid-arguments, unknown-tool, or tool-error",
+                        );
+                    } else if kinds[..i].contains(kind) {
+                        out.error(
+                            &["toolErrors", "retryOn", &index],
+                            "retryOn items must be unique",
+                        );
+                    }
+                }
+            }
+            _ => out.error(
+                &["toolErrors", key],
+                format!("unknown toolErrors field \"{key}\" (maxRetries, retryOn)"),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn check(agent: Value) -> Vec<(String, String, String)> {
+        let schemas = SchemaCache::new();
+        let rules = AgentRules {
+            valid_range: &|r: &str| !r.contains('!'),
+            schemas: &schemas,
+        };
+        let mut out = AgentIssues::new("/agents/0");
+        rules.check(agent.as_object().expect("object"), &mut out);
+        out.into_issues()
+            .into_iter()
+            .map(|i| {
+                (
+                    i.code().to_owned(),
+                    i.instance_path().to_owned(),
+                    i.message().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    fn valid() -> Value {
+        json!({"id":"a.b","version":"1.0.0","name":"A","instructions":"Hi {{ x }}",
+               "capabilities":[{"needs":[{"feature":"tool-use"}]}],"tools":[],"modulePath":"a.ts",
+               "parameters":[{"name":"x","type":"string"}]})
+    }
+
+    #[test]
+    fn a_valid_agent_has_no_issues() {
+        assert_eq!(check(valid()), vec![]);
+    }
+
+    #[test]
+    fn block_ids_and_versions() {
+        assert!(is_block_id("acme.reply-prompt"));
+        assert!(!is_block_id("acme"));
+        assert!(!is_block_id("Acme.x"));
+        assert!(!is_block_id("acme..x"));
+        assert!(!is_block_id("-a.b"));
+        assert!(is_exact_version("1.2.3-rc.1"));
+        assert!(is_exact_version("01.2.3"));
+        assert!(!is_exact_version("1.2.3+build"));
+        assert!(!is_exact_version("1.2"));
+    }
+
+    #[test]
+    fn one_agent_with_many_problems_reports_them_all() {
+        let agent = json!({
+            "id": " ", "version": "1.0", "name": "",
+            "instructions": {"prompt": "Bad", "version": "!"},
+            "parameters": [{"name": "today", "type": "text"}, {"name": "x", "type": "number", "default": "five"}, {"name": "x", "type": "string"}],
+            "capabilities": [],
+            "settings": [{"id": "acme.s", "version": "1.x"}, {"id": "acme.s", "version": "!"}, "nope"],
+            "modelSettings": {"id": "acme.s", "version": "1.x"},
+            "tools": [{"id": "t", "version": ""}, "bare", {"id": "t", "version": "1"}],
+            "guardrails": ["g", "g", ""],
+            "retrieval": [{"scope": "world", "limit": 0}],
+            "budget": {"maxSteps": 0, "maxCostUsd": -1, "maxWallMs": 1.5},
+            "conversationPolicy": {"historyLimit": 0, "autoCloseAfterInactiveSeconds": 60,
+                "hitl": {"onTimeout": "auto-approve", "defaultReviewerRole": "boss", "tools": {"default": "sometimes"}}},
+            "toolErrors": {"maxRetries": 11, "retryOn": ["tool-error", "tool-error"]},
+            "output": {"maxRepairs": -1, "name": "", "schema": {"type": "object", "oops": true}}
+        });
+        let got = check(agent);
+        let paths: Vec<&str> = got.iter().map(|(_, p, _)| p.as_str()).collect();
+        for want in [
+            "/agents/0/id",
+            "/agents/0/version",
+            "/agents/0/name",
+            "/agents/0/instructions/prompt",
+            "/agents/0/instructions/version",
+            "/agents/0/parameters",
+            "/agents/0/capabilities",
+            "/agents/0/settings/1/id",
+            "/agents/0/settings/1/version",
+            "/agents/0/settings/2",
+            "/agents/0/modelSettings/id",
+            "/agents/0/tools/0/version",
+            "/agents/0/tools/1",
+            "/agents/0/tools/2/id",
+            "/agents/0/guardrails/1",
+            "/agents/0/guardrails/2",
+            "/agents/0/retrieval/0/types",
+            "/agents/0/retrieval/0/scope",
+            "/agents/0/retrieval/0/limit",
+            "/agents/0/parameters/0/name",
+            "/agents/0/parameters/0/type",
+            "/agents/0/parameters/1/default",
+            "/agents/0/parameters/2/name",
+            "/agents/0/budget/maxSteps",
+            "/agents/0/budget/maxCostUsd",
+            "/agents/0/budget/maxWallMs",
+            "/agents/0/conversationPolicy/historyLimit",
+            "/agents/0/conversationPolicy/autoCloseAfterInactiveSeconds",
+            "/agents/0/conversationPolicy/hitl/onTimeout",
+            "/agents/0/conversationPolicy/hitl/defaultReviewerRole",
+            "/agents/0/conversationPolicy/hitl/tools/default",
+            "/agents/0/toolErrors/maxRetries",
+            "/agents/0/toolErrors/retryOn/1",
+            "/agents/0/output/maxRepairs",
+            "/agents/0/output/name",
+            "/agents/0/output/schema",
+        ] {
+            assert!(paths.contains(&want), "no issue at {want}: {got:#?}");
+        }
+        assert!(got.len() >= 36);
+        let msg = |p: &str| {
+            got.iter()
+                .find(|(_, q, _)| q == p)
+                .map(|(_, _, m)| m.clone())
+                .expect("issue")
+        };
+        assert_eq!(
+            msg("/agents/0/parameters/0/name"),
+            "\"today\" is a reserved auto-injected variable — do not declare it as a parameter"
+        );
+        assert_eq!(
+            msg("/agents/0/parameters/2/name"),
+            "duplicate parameter name \"x\""
+        );
+        assert_eq!(
+            msg("/agents/0/modelSettings/id"),
+            "settings block \"acme.s\" is referenced twice"
+        );
+        assert_eq!(
+            msg("/agents/0/output/schema"),
+            "Inline schema failed to compile: strict mode: unknown keyword: \"oops\""
+        );
+        assert_eq!(
+            msg("/agents/0/parameters/1/default"),
+            "default \"five\" does not match the declared type number"
+        );
+    }
+
+    #[test]
+    fn input_parameter_is_a_warning() {
+        let mut a = valid();
+        a["parameters"] = json!([{"name": "input", "type": "string"}]);
+        let got = check(a);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, INPUT_PARAMETER);
+    }
+}

@@ -1,0 +1,335 @@
+//! Data block rules (agents.md §4.1, `validateBlock`): id and version patterns, the prompt and
+//! settings content shapes, settings values against their schema, and the tunable mark.
+//!
+//! The template checks of prompt blocks (parse, strict variables against the block's own
+//! parameters) run with the other template checks.
+
+use super::agent::{AgentIssues, AgentRules, is_block_id};
+use crate::diagnostics::{Issue, pointer};
+use serde_json::{Map, Value};
+
+/// Issue code of `validateBlock` rules (upstream's error code is `invalid-block`).
+pub const INVALID_BLOCK: &str = "invalid-block";
+/// Issue code: a settings block's values do not satisfy its schema (Ajv-shaped).
+pub const SETTINGS_VALUES: &str = "settings-values";
+
+fn is_plain_version(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Checks one block entry at `base` (`/blocks/<i>`), in upstream's order: id, version,
+/// description, content.
+pub(crate) fn check_block(block: &Value, base: &str, rules: &AgentRules<'_>, out: &mut Vec<Issue>) {
+    let err = |out: &mut Vec<Issue>, tokens: &[&str], message: &str| {
+        out.push(Issue::error(
+            INVALID_BLOCK,
+            pointer::join(base, tokens),
+            message,
+        ));
+    };
+    let Some(obj) = block.as_object() else {
+        err(out, &[], "a block must be an object");
+        return;
+    };
+    if !obj
+        .get("id")
+        .and_then(Value::as_str)
+        .is_some_and(is_block_id)
+    {
+        err(
+            out,
+            &["id"],
+            "id must be a dotted lowercase id, e.g. \"acme.intake-prompt\"",
+        );
+    }
+    if !obj
+        .get("version")
+        .and_then(Value::as_str)
+        .is_some_and(is_plain_version)
+    {
+        err(
+            out,
+            &["version"],
+            "version must be major.minor.patch, e.g. \"1.0.0\"",
+        );
+    }
+    if obj.get("description").is_some_and(|d| !d.is_string()) {
+        err(out, &["description"], "description must be a string");
+    }
+    match obj.get("kind").and_then(Value::as_str) {
+        Some("prompt") => prompt(obj, base, rules, out),
+        Some("settings") => settings(obj, base, rules, out),
+        _ => err(out, &["kind"], "kind must be one of: prompt, settings"),
+    }
+}
+
+fn prompt(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mut Vec<Issue>) {
+    let Some(content) = obj.get("content").and_then(Value::as_object) else {
+        out.push(Issue::error(
+            INVALID_BLOCK,
+            format!("{base}/content"),
+            "a prompt block needs content: { template, parameters? }",
+        ));
+        return;
+    };
+    for key in content
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "template" | "parameters"))
+    {
+        out.push(Issue::error(
+            INVALID_BLOCK,
+            pointer::join(base, &["content", key]),
+            format!("unknown prompt content field \"{key}\""),
+        ));
+    }
+    if !content
+        .get("template")
+        .and_then(Value::as_str)
+        .is_some_and(|t| !t.trim().is_empty())
+    {
+        out.push(Issue::error(
+            INVALID_BLOCK,
+            format!("{base}/content/template"),
+            "template must be a non-empty string",
+        ));
+        return; // upstream stops the other checks here
+    }
+    let mut issues = AgentIssues::new(base);
+    rules.parameters(content.get("parameters"), &["content"], &mut issues);
+    out.extend(issues.into_issues());
+}
+
+fn settings(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mut Vec<Issue>) {
+    let Some(content) = obj.get("content").and_then(Value::as_object) else {
+        out.push(Issue::error(
+            INVALID_BLOCK,
+            format!("{base}/content"),
+            "a settings block needs content: { values, schema? }",
+        ));
+        return;
+    };
+    for key in content
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "values" | "schema"))
+    {
+        out.push(Issue::error(
+            INVALID_BLOCK,
+            pointer::join(base, &["content", key]),
+            format!("unknown settings content field \"{key}\""),
+        ));
+    }
+    let Some(values) = content.get("values").filter(|v| v.is_object()) else {
+        out.push(Issue::error(
+            INVALID_BLOCK,
+            format!("{base}/content/values"),
+            "values must be a JSON object",
+        ));
+        return; // checking stops (upstream)
+    };
+    let Some(schema) = content.get("schema") else {
+        return;
+    };
+    let schema_at = format!("{base}/content/schema");
+    if !schema.is_object() {
+        out.push(Issue::error(
+            INVALID_BLOCK,
+            schema_at,
+            "schema must be a JSON Schema object",
+        ));
+        return;
+    }
+    tunable_marks(schema, &schema_at, out);
+    match rules.schemas.get(schema).as_ref() {
+        Ok(compiled) => {
+            out.extend(compiled.issues(values, &format!("{base}/content/values"), SETTINGS_VALUES))
+        }
+        Err(_) => out.extend(rules.schemas.compile_issues(schema, &schema_at)),
+    }
+}
+
+/// The tunable-mark rule: `"x-kindgi-tunable": true` only on a number or integer with
+/// `minimum` < `maximum`, or on an `enum` of at least two values. Upstream's message text was
+/// not found (agents.md open question 10); these messages are runstart's.
+fn tunable_marks(schema: &Value, at: &str, out: &mut Vec<Issue>) {
+    let mut stack: Vec<(&Value, String)> = vec![(schema, at.to_owned())];
+    while let Some((node, path)) = stack.pop() {
+        let Some(obj) = node.as_object() else {
+            continue;
+        };
+        if let Some(mark) = obj.get("x-kindgi-tunable") {
+            let mark_at = format!("{path}/x-kindgi-tunable");
+            let numeric = matches!(
+                obj.get("type").and_then(Value::as_str),
+                Some("number" | "integer")
+            );
+            let bounded = match (
+                obj.get("minimum").and_then(Value::as_f64),
+                obj.get("maximum").and_then(Value::as_f64),
+            ) {
+                (Some(lo), Some(hi)) => lo < hi,
+                _ => false,
+            };
+            let enum_ok = obj
+                .get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|e| e.len() >= 2);
+            let problem = if mark != &Value::Bool(true) {
+                Some("the x-kindgi-tunable mark must be true".to_owned())
+            } else if obj.contains_key("enum") {
+                (!enum_ok).then(|| "a tunable enum needs at least 2 values".to_owned())
+            } else if numeric {
+                (!bounded).then(|| "a tunable number needs a minimum below its maximum".to_owned())
+            } else {
+                Some("only a number or integer with minimum and maximum, or an enum of at least 2 values, can be tunable".to_owned())
+            };
+            if let Some(problem) = problem {
+                out.push(Issue::error(INVALID_BLOCK, mark_at, problem));
+            }
+        }
+        for (key, child) in obj {
+            match (key.as_str(), child) {
+                ("properties" | "$defs" | "patternProperties", Value::Object(m)) => {
+                    for (name, sub) in m {
+                        stack.push((sub, pointer::join(&path, &[key, name])));
+                    }
+                }
+                ("items" | "additionalProperties", sub @ Value::Object(_)) => {
+                    stack.push((sub, pointer::join(&path, &[key])));
+                }
+                ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(items)) => {
+                    for (i, sub) in items.iter().enumerate() {
+                        stack.push((sub, format!("{path}/{key}/{i}")));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::SchemaCache;
+    use serde_json::json;
+
+    fn check(block: Value) -> Vec<(String, String, String)> {
+        let schemas = SchemaCache::new();
+        let rules = AgentRules {
+            valid_range: &|_: &str| true,
+            schemas: &schemas,
+        };
+        let mut out = Vec::new();
+        check_block(&block, "/blocks/0", &rules, &mut out);
+        out.into_iter()
+            .map(|i| {
+                (
+                    i.code().to_owned(),
+                    i.instance_path().to_owned(),
+                    i.message().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn valid_blocks_pass() {
+        assert_eq!(
+            check(
+                json!({"id":"acme.p","version":"1.0.0","kind":"prompt","content":{"template":"Hi {{ a }}","parameters":[{"name":"a","type":"string"}]}})
+            ),
+            vec![]
+        );
+        assert_eq!(
+            check(
+                json!({"id":"acme.s","version":"1.0.0","kind":"settings","content":{"values":{"n":3},
+            "schema":{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":5,"x-kindgi-tunable":true}}}}})
+            ),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn block_rules_report_upstream_messages() {
+        let got = check(
+            json!({"id":"Acme","version":"1.0.0-rc.1","kind":"prompt","description":3,"content":{"template":"  "}}),
+        );
+        assert_eq!(
+            got.iter()
+                .map(|(_, p, m)| (p.as_str(), m.as_str()))
+                .collect::<Vec<_>>(),
+            vec![
+                (
+                    "/blocks/0/id",
+                    "id must be a dotted lowercase id, e.g. \"acme.intake-prompt\""
+                ),
+                (
+                    "/blocks/0/version",
+                    "version must be major.minor.patch, e.g. \"1.0.0\""
+                ),
+                ("/blocks/0/description", "description must be a string"),
+                (
+                    "/blocks/0/content/template",
+                    "template must be a non-empty string"
+                ),
+            ]
+        );
+        let got = check(json!({"id":"acme.s","version":"1.0.0","kind":"other","content":{}}));
+        assert_eq!(got[0].2, "kind must be one of: prompt, settings");
+    }
+
+    #[test]
+    fn settings_values_against_schema_and_tunable_marks() {
+        let got = check(
+            json!({"id":"acme.s","version":"1.0.0","kind":"settings","content":{
+            "values":{"n":9,"tone":"loud"},
+            "schema":{"type":"object","properties":{
+                "n":{"type":"integer","maximum":5,"x-kindgi-tunable":true},
+                "tone":{"enum":["warm"],"x-kindgi-tunable":true},
+                "s":{"type":"string","x-kindgi-tunable":"yes"}}}}}),
+        );
+        let paths: Vec<_> = got.iter().map(|(c, p, _)| format!("{c} {p}")).collect();
+        assert!(
+            paths.contains(&"settings-values /blocks/0/content/values/n".to_owned()),
+            "{paths:?}"
+        );
+        assert!(
+            paths.contains(&"settings-values /blocks/0/content/values/tone".to_owned()),
+            "{paths:?}"
+        );
+        assert!(
+            paths.contains(
+                &"invalid-block /blocks/0/content/schema/properties/n/x-kindgi-tunable".to_owned()
+            ),
+            "{paths:?}"
+        );
+        assert!(
+            paths.contains(
+                &"invalid-block /blocks/0/content/schema/properties/tone/x-kindgi-tunable"
+                    .to_owned()
+            ),
+            "{paths:?}"
+        );
+        assert!(
+            paths.contains(
+                &"invalid-block /blocks/0/content/schema/properties/s/x-kindgi-tunable".to_owned()
+            ),
+            "{paths:?}"
+        );
+        let got = check(
+            json!({"id":"acme.s","version":"1.0.0","kind":"settings","content":{"values":[]}}),
+        );
+        assert_eq!(got[0].2, "values must be a JSON object");
+        let got = check(
+            json!({"id":"acme.s","version":"1.0.0","kind":"settings","content":{"values":{},"schema":{"type":"object","required":["b"]}}}),
+        );
+        assert_eq!(
+            got[0].2,
+            "Inline schema failed to compile: strict mode: required property \"b\" is not defined at \"#\" (strictRequired)"
+        );
+    }
+}
