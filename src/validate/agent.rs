@@ -185,10 +185,10 @@ impl AgentRules<'_> {
                 "instructions must be a non-empty string, or a prompt block { prompt, version }",
             ),
         }
-        if !agent
+        if agent
             .get("capabilities")
             .and_then(Value::as_array)
-            .is_some_and(|c| !c.is_empty())
+            .is_none_or(|c| c.is_empty())
         {
             out.error(
                 &["capabilities"],
@@ -244,15 +244,14 @@ impl AgentRules<'_> {
                 "settings must be an array of { id, version }",
             ),
         }
-        if let Some(model) = agent.get("modelSettings") {
-            if let Some(id) = self.block_ref(model, &["modelSettings"], out) {
-                if seen.contains(&id) {
-                    out.error(
-                        &["modelSettings", "id"],
-                        format!("settings block \"{id}\" is referenced twice"),
-                    );
-                }
-            }
+        if let Some(model) = agent.get("modelSettings")
+            && let Some(id) = self.block_ref(model, &["modelSettings"], out)
+            && seen.contains(&id)
+        {
+            out.error(
+                &["modelSettings", "id"],
+                format!("settings block \"{id}\" is referenced twice"),
+            );
         }
     }
 
@@ -677,7 +676,7 @@ fn tool_errors(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
     for (key, value) in spec {
         match key.as_str() {
             "maxRetries" => {
-                if !value.as_u64().is_some_and(|n| n <= 10) {
+                if value.as_u64().is_none_or(|n| n > 10) {
                     out.error(
                         &["toolErrors", "maxRetries"],
                         "maxRetries must be an integer from 0 to 10",

@@ -86,10 +86,10 @@ fn prompt(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mu
             format!("unknown prompt content field \"{key}\""),
         ));
     }
-    if !content
+    if content
         .get("template")
         .and_then(Value::as_str)
-        .is_some_and(|t| !t.trim().is_empty())
+        .is_none_or(|t| t.trim().is_empty())
     {
         out.push(Issue::error(
             INVALID_BLOCK,
