@@ -10,6 +10,7 @@ mod determinism;
 mod entries;
 mod env;
 mod guardrail;
+mod refs;
 
 use crate::diagnostics::{Issue, Report};
 use crate::index::{self, Limits};
@@ -83,6 +84,12 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
             schemas: &schemas,
         };
         check_agents(document, &rules, &mut report);
+        let pack_refs = refs::PackRefs::new(index, document);
+        for (i, agent) in index::raw_list(document, "agents").iter().enumerate() {
+            let mut issues = Vec::new();
+            pack_refs.check_agent(i, agent, &mut issues);
+            report.extend(issues);
+        }
         for (i, block) in index::raw_list(document, "blocks").iter().enumerate() {
             let mut issues = Vec::new();
             block::check_block(block, &format!("/blocks/{i}"), &rules, &mut issues);

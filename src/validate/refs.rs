@@ -1,0 +1,408 @@
+//! Cross references inside a pack (agents.md §1.5, §4.3): agent → tools (npm ranges over the
+//! pack's tool versions), agent → guardrails, agent → prompt, settings and model-settings
+//! blocks. Upstream finds these at publish or only at turn start; runstart finds them at
+//! deploy.
+
+use crate::diagnostics::Issue;
+use crate::index::{PackIndex, raw_list};
+use crate::range::{Range, compare_versions, parse_version};
+use crate::schema::CompiledSchema;
+use semver::Version;
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+/// Issue code: a tool ref names a tool the pack does not have.
+pub const TOOL_NOT_FOUND: &str = "tool-not-found";
+/// Issue code: a tool ref's range is not a valid npm range.
+pub const INVALID_VERSION_RANGE: &str = "invalid-version-range";
+/// Issue code: no version of the tool satisfies the range.
+pub const TOOL_VERSION_UNRESOLVABLE: &str = "tool-version-unresolvable";
+/// Issue code: an agent lists a guardrail id the pack does not have.
+pub const UNKNOWN_GUARDRAIL: &str = "unresolved-guardrail";
+/// Issue code: a block reference does not resolve (missing, out of range, wrong kind, or not
+/// model settings).
+pub const BLOCK_UNRESOLVABLE: &str = "block-unresolvable";
+
+/// Versions of one id, highest first (npm order), with the entry index of each.
+pub(crate) type Versions = Vec<(Version, usize)>;
+
+fn sorted(mut v: Versions) -> Versions {
+    v.sort_by(|a, b| compare_versions(&b.0, &a.0));
+    v
+}
+
+/// What the cross-reference checks look up, built once per index.
+pub(crate) struct PackRefs<'a> {
+    tools: HashMap<&'a str, Versions>,
+    blocks: HashMap<&'a str, Versions>,
+    guardrails: HashSet<&'a str>,
+    document: &'a Value,
+}
+
+impl<'a> PackRefs<'a> {
+    /// Indexes the pack's tools, blocks and guardrails from the raw document, so an entry
+    /// whose shape has a problem still counts as present (its own issue says what is wrong;
+    /// a cascade of "not found" issues would only hide it). A tool without a `version` counts
+    /// as the pack's version, as the Python indexer assigns it.
+    pub(crate) fn new(index: &'a PackIndex, document: &'a Value) -> PackRefs<'a> {
+        let pack_version = parse_version(&index.pack_version);
+        let versions_of = |list: &str, default: Option<&Version>| {
+            let mut by_id: HashMap<&'a str, Versions> = HashMap::new();
+            for (i, entry) in raw_list(document, list).iter().enumerate() {
+                let Some(id) = entry.get("id").and_then(Value::as_str) else {
+                    continue;
+                };
+                let slot = by_id.entry(id).or_default();
+                let version = match entry.get("version").and_then(Value::as_str) {
+                    Some(v) => parse_version(v),
+                    None => default.cloned(),
+                };
+                if let Some(v) = version {
+                    slot.push((v, i));
+                }
+            }
+            by_id
+                .into_iter()
+                .map(|(k, v)| (k, sorted(v)))
+                .collect::<HashMap<_, _>>()
+        };
+        PackRefs {
+            tools: versions_of("tools", pack_version.as_ref()),
+            blocks: versions_of("blocks", None),
+            guardrails: raw_list(document, "guardrails")
+                .iter()
+                .filter_map(|g| g.get("id").and_then(Value::as_str))
+                .collect(),
+            document,
+        }
+    }
+
+    /// Checks every reference of the agent at `/agents/<i>`.
+    pub(crate) fn check_agent(&self, i: usize, agent: &Value, out: &mut Vec<Issue>) {
+        let Some(obj) = agent.as_object() else { return };
+        let agent_id = obj.get("id").and_then(Value::as_str).unwrap_or("");
+        let base = format!("/agents/{i}");
+        if let Some(tools) = obj.get("tools").and_then(Value::as_array) {
+            for (j, tool) in tools.iter().enumerate() {
+                let (Some(id), Some(range)) = (
+                    tool.get("id").and_then(Value::as_str),
+                    tool.get("version").and_then(Value::as_str),
+                ) else {
+                    continue; // the agent rules reported the shape
+                };
+                if let Some(issue) = self.tool_ref(agent_id, id, range) {
+                    out.push(issue.under(&format!("{base}/tools/{j}/version")));
+                }
+            }
+        }
+        if let Some(ids) = obj.get("guardrails").and_then(Value::as_array) {
+            for (j, g) in ids.iter().enumerate() {
+                let Some(g) = g.as_str().filter(|g| !g.trim().is_empty()) else {
+                    continue;
+                };
+                if !self.guardrails.contains(g) {
+                    out.push(Issue::error(
+                        UNKNOWN_GUARDRAIL,
+                        format!("{base}/guardrails/{j}"),
+                        format!("agent \"{agent_id}\": guardrail \"{g}\" is not in the pack; its turns would fail with unresolved-guardrail"),
+                    ));
+                }
+            }
+        }
+        if let Some(prompt) = obj.get("instructions").filter(|v| v.is_object()) {
+            let id = prompt.get("prompt").and_then(Value::as_str);
+            let range = prompt.get("version").and_then(Value::as_str);
+            self.block_ref(
+                agent_id,
+                BlockRole::Prompt,
+                id,
+                range,
+                &format!("{base}/instructions/version"),
+                out,
+            );
+        }
+        if let Some(settings) = obj.get("settings").and_then(Value::as_array) {
+            for (j, s) in settings.iter().enumerate() {
+                let id = s.get("id").and_then(Value::as_str);
+                let range = s.get("version").and_then(Value::as_str);
+                self.block_ref(
+                    agent_id,
+                    BlockRole::Settings,
+                    id,
+                    range,
+                    &format!("{base}/settings/{j}/version"),
+                    out,
+                );
+            }
+        }
+        if let Some(m) = obj.get("modelSettings") {
+            let id = m.get("id").and_then(Value::as_str);
+            let range = m.get("version").and_then(Value::as_str);
+            self.block_ref(
+                agent_id,
+                BlockRole::ModelSettings,
+                id,
+                range,
+                &format!("{base}/modelSettings/version"),
+                out,
+            );
+        }
+    }
+
+    /// One tool ref; the issue's instance path is empty (the caller places it).
+    fn tool_ref(&self, agent_id: &str, id: &str, range_text: &str) -> Option<Issue> {
+        let range = match Range::parse(range_text) {
+            Ok(r) => r,
+            Err(e) => {
+                return Some(
+                    Issue::error(
+                        INVALID_VERSION_RANGE,
+                        "",
+                        format!("agent \"{agent_id}\": tool \"{id}\" has an invalid version range \"{range_text}\": {e}"),
+                    )
+                    .with_param("toolId", id)
+                    .with_param("requestedRange", range_text),
+                );
+            }
+        };
+        let Some(versions) = self.tools.get(id).filter(|v| !v.is_empty()) else {
+            return Some(
+                Issue::error(
+                    TOOL_NOT_FOUND,
+                    "",
+                    format!("agent \"{agent_id}\": tool \"{id}\" has no published version; publish the tool first"),
+                )
+                .with_param("toolId", id),
+            );
+        };
+        if range
+            .max_satisfying(versions.iter().map(|(v, _)| v))
+            .is_some()
+        {
+            return None;
+        }
+        let published: Vec<String> = versions.iter().map(|(v, _)| v.to_string()).collect();
+        Some(
+            Issue::error(
+                TOOL_VERSION_UNRESOLVABLE,
+                "",
+                format!(
+                    "agent \"{agent_id}\": tool \"{id}\" has no published version in \"{range_text}\" (published: {}); publish one in range first, or change the range",
+                    published.join(", ")
+                ),
+            )
+            .with_param("toolId", id)
+            .with_param("requestedRange", range_text)
+            .with_param("availableVersions", json!(published)),
+        )
+    }
+
+    fn block_ref(
+        &self,
+        agent_id: &str,
+        role: BlockRole,
+        id: Option<&str>,
+        range_text: Option<&str>,
+        at: &str,
+        out: &mut Vec<Issue>,
+    ) {
+        let (Some(id), Some(range_text)) = (id, range_text) else {
+            return;
+        };
+        let Ok(range) = Range::parse(range_text) else {
+            return; // the agent rules reported the range
+        };
+        let desc = format!("{} block \"{id}\"", role.desc());
+        let issue = |message: String| {
+            Issue::error(
+                BLOCK_UNRESOLVABLE,
+                at,
+                format!("agent \"{agent_id}\": {message}"),
+            )
+            .with_param("blockId", id)
+            .with_param("requestedRange", range_text)
+        };
+        let Some(versions) = self.blocks.get(id).filter(|v| !v.is_empty()) else {
+            out.push(issue(format!(
+                "{desc} has no published version; publish the block first"
+            )));
+            return;
+        };
+        let Some(picked) = range.max_satisfying(versions.iter().map(|(v, _)| v)) else {
+            let published: Vec<String> = versions.iter().map(|(v, _)| v.to_string()).collect();
+            out.push(issue(format!(
+                "{desc} has no published version in \"{range_text}\" (published: {})",
+                published.join(", ")
+            )));
+            return;
+        };
+        let Some(&(_, entry)) = versions.iter().find(|(v, _)| v == picked) else {
+            return;
+        };
+        let Some(block) = raw_list(self.document, "blocks").get(entry) else {
+            return;
+        };
+        let kind = block.get("kind").and_then(Value::as_str).unwrap_or("");
+        if kind != role.kind() {
+            out.push(issue(format!("{desc} is a {kind} block")));
+            return;
+        }
+        if role == BlockRole::ModelSettings {
+            let values = block.pointer("/content/values").unwrap_or(&Value::Null);
+            let problems =
+                model_settings_schema().issues(values, "/content/values", BLOCK_UNRESOLVABLE);
+            if !problems.is_empty() {
+                let why: Vec<String> = problems
+                    .iter()
+                    .map(|p| format!("{} {}", p.instance_path(), p.message()))
+                    .collect();
+                out.push(issue(format!(
+                    "{desc} version {picked} isn't model settings: {}",
+                    why.join("; ")
+                )));
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockRole {
+    Prompt,
+    Settings,
+    ModelSettings,
+}
+
+impl BlockRole {
+    fn desc(self) -> &'static str {
+        match self {
+            BlockRole::Prompt => "prompt",
+            BlockRole::Settings => "settings",
+            BlockRole::ModelSettings => "model-settings",
+        }
+    }
+    fn kind(self) -> &'static str {
+        match self {
+            BlockRole::Prompt => "prompt",
+            BlockRole::Settings | BlockRole::ModelSettings => "settings",
+        }
+    }
+}
+
+/// `MODEL_SETTINGS_SCHEMA` (agents.md §4.3): `temperature` a number in [0, 2],
+/// `maxOutputTokens` an integer ≥ 1, nothing else.
+fn model_settings_schema() -> &'static CompiledSchema {
+    static SCHEMA: OnceLock<CompiledSchema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        CompiledSchema::compile(&json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+                "maxOutputTokens": {"type": "integer", "minimum": 1}
+            }
+        }))
+        .expect("the model settings schema is a valid constant") // ok: compiled-in constant, covered by tests
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::load;
+
+    fn issues(doc: Value) -> Vec<(String, String, String)> {
+        let text = doc.to_string();
+        let loaded = load(text.as_bytes());
+        let index = loaded.index.expect("index");
+        let document = loaded.document.expect("document");
+        let refs = PackRefs::new(&index, &document);
+        let mut out = Vec::new();
+        for (i, a) in raw_list(&document, "agents").iter().enumerate() {
+            refs.check_agent(i, a, &mut out);
+        }
+        out.into_iter()
+            .map(|i| {
+                (
+                    i.code().to_owned(),
+                    i.instance_path().to_owned(),
+                    i.message().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    fn pack(agent_tools: Value, extra: Value) -> Value {
+        let mut doc = json!({
+            "v": 1, "packId": "p", "packVersion": "1.0.0", "artifactVersion": "1", "publishedAt": "2026-01-01T00:00:00.000Z",
+            "tools": [
+                {"id": "t", "version": "1.2.0", "input": {}, "output": {}, "modulePath": "t.ts"},
+                {"id": "t", "version": "2.0.0-beta.1", "input": {}, "output": {}, "modulePath": "t.ts"},
+                {"id": "t", "version": "1.0.0", "input": {}, "output": {}, "modulePath": "t.ts"}
+            ],
+            "guardrails": [{"id": "g", "kind": "zero-llm", "action": {"on-violation": "halt"}, "checkModulePath": "g.ts"}],
+            "agents": [{"id": "a", "version": "1.0.0", "name": "A", "instructions": "x", "capabilities": [], "tools": agent_tools, "modulePath": "a.ts"}],
+            "flows": [],
+            "blocks": [
+                {"id": "acme.p", "version": "1.0.0", "kind": "prompt", "content": {"template": "x"}, "modulePath": "b.json"},
+                {"id": "acme.m", "version": "1.0.0", "kind": "settings", "content": {"values": {"temperature": 3}}, "modulePath": "b.json"}
+            ]
+        });
+        if let (Some(a), Some(e)) = (doc["agents"][0].as_object_mut(), extra.as_object()) {
+            a.extend(e.clone());
+        }
+        doc
+    }
+
+    #[test]
+    fn tool_refs_resolve_with_npm_rules() {
+        let got = issues(pack(
+            json!([
+                {"id": "t", "version": "^1.0.0"},
+                {"id": "t", "version": "^3.0.0"},
+                {"id": "t", "version": "latest"},
+                {"id": "u", "version": "*"},
+                {"id": "t", "version": "^2.0.0"}
+            ]),
+            json!({}),
+        ));
+        assert_eq!(got.len(), 4, "{got:#?}");
+        assert_eq!(got[0], (TOOL_VERSION_UNRESOLVABLE.into(), "/agents/0/tools/1/version".into(),
+            "agent \"a\": tool \"t\" has no published version in \"^3.0.0\" (published: 2.0.0-beta.1, 1.2.0, 1.0.0); publish one in range first, or change the range".into()));
+        assert_eq!(got[1].0, INVALID_VERSION_RANGE);
+        assert_eq!(
+            got[2],
+            (
+                TOOL_NOT_FOUND.into(),
+                "/agents/0/tools/3/version".into(),
+                "agent \"a\": tool \"u\" has no published version; publish the tool first".into()
+            )
+        );
+        // npm's prerelease rule: ^2.0.0 does not pick 2.0.0-beta.1.
+        assert_eq!(got[3].1, "/agents/0/tools/4/version");
+    }
+
+    #[test]
+    fn guardrails_and_blocks_resolve() {
+        let got = issues(pack(
+            json!([]),
+            json!({
+                "guardrails": ["g", "nope"],
+                "instructions": {"prompt": "acme.m", "version": "^1.0.0"},
+                "settings": [{"id": "acme.s", "version": "^1.0.0"}, {"id": "acme.p", "version": "2.x"}],
+                "modelSettings": {"id": "acme.m", "version": "1.x"}
+            }),
+        ));
+        let got: Vec<_> = got.iter().map(|(c, p, m)| format!("{c} {p} {m}")).collect();
+        assert_eq!(
+            got,
+            vec![
+                "unresolved-guardrail /agents/0/guardrails/1 agent \"a\": guardrail \"nope\" is not in the pack; its turns would fail with unresolved-guardrail",
+                "block-unresolvable /agents/0/instructions/version agent \"a\": prompt block \"acme.m\" is a settings block",
+                "block-unresolvable /agents/0/settings/0/version agent \"a\": settings block \"acme.s\" has no published version; publish the block first",
+                "block-unresolvable /agents/0/settings/1/version agent \"a\": settings block \"acme.p\" has no published version in \"2.x\" (published: 1.0.0)",
+                "block-unresolvable /agents/0/modelSettings/version agent \"a\": model-settings block \"acme.m\" version 1.0.0 isn't model settings: /content/values/temperature must be <= 2",
+            ]
+        );
+    }
+}
