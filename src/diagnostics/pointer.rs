@@ -151,6 +151,52 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// Line starts of a text, for turning many byte offsets into line and column.
+///
+/// # Complexity
+///
+/// Building is O(n); each lookup is O(log lines) plus the length of the line prefix, so
+/// rendering thousands of issues in a large file stays linear overall.
+#[derive(Debug)]
+pub struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Indexes the line starts of `text`.
+    pub fn new(text: &'a str) -> LineIndex<'a> {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { text, starts }
+    }
+
+    /// 1-based line and column (in chars) of byte `offset`, as [`line_col`] computes it.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self
+            .starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(0);
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(0, |p| p.chars().count())
+            + 1;
+        (line, col)
+    }
+}
+
 enum Frame {
     /// Inside an object; the pointer of the object itself.
     Object(String),
@@ -341,5 +387,18 @@ mod tests {
     #[test]
     fn line_col_counts_chars_not_bytes() {
         assert_eq!(line_col("é\"x\"", 2), (1, 2));
+    }
+
+    #[test]
+    fn line_index_agrees_with_line_col() {
+        let text = "ab\n\nçd\ne\n";
+        let index = LineIndex::new(text);
+        for offset in 0..=text.len() + 2 {
+            assert_eq!(
+                index.line_col(offset),
+                line_col(text, offset),
+                "offset {offset}"
+            );
+        }
     }
 }

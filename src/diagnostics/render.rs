@@ -1,7 +1,7 @@
 //! Human rendering of a [`Report`]: one line per issue, with line and column resolved from
 //! the issue's JSON Pointer.
 
-use super::pointer::{SpanMap, line_col};
+use super::pointer::{LineIndex, SpanMap};
 use super::{Issue, Report};
 use std::fmt::Write as _;
 
@@ -15,23 +15,17 @@ use std::fmt::Write as _;
 /// from the input are escaped so a pack cannot drive the terminal.
 pub fn human(file_name: &str, source: Option<&str>, report: &Report) -> String {
     let spans = match source {
-        Some(text) if !report.is_empty() => Some(SpanMap::build(text)),
+        Some(text) if !report.is_empty() => Some((SpanMap::build(text), LineIndex::new(text))),
         _ => None,
     };
     let mut out = String::new();
     for issue in report.issues() {
-        line(&mut out, file_name, source, spans.as_ref(), issue);
+        line(&mut out, file_name, spans.as_ref(), issue);
     }
     out
 }
 
-fn line(
-    out: &mut String,
-    file: &str,
-    source: Option<&str>,
-    spans: Option<&SpanMap>,
-    issue: &Issue,
-) {
+fn line(out: &mut String, file: &str, spans: Option<&(SpanMap, LineIndex<'_>)>, issue: &Issue) {
     out.push_str(&sanitize(file));
     let position = issue
         .params()
@@ -39,10 +33,10 @@ fn line(
         .and_then(|l| Some((l.as_u64()?, issue.params().get("column")?.as_u64()?)))
         .map(|(l, c)| (l as usize, c as usize))
         .or_else(|| {
-            let (text, spans) = (source?, spans?);
+            let (spans, lines) = spans?;
             spans
                 .offset(issue.instance_path())
-                .map(|o| line_col(text, o))
+                .map(|o| lines.line_col(o))
         });
     if let Some((l, c)) = position {
         let _ = write!(out, ":{l}:{c}");
