@@ -9,5 +9,6 @@
 )]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod catalog;
 pub mod diagnostics;
 pub mod range;
