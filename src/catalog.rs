@@ -14,6 +14,34 @@ use crate::range::{Range, RangeError, compare_versions};
 use semver::Version;
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hash (as in rustc's `FxHasher`) for tenant and tool ids: a resolve does two
+/// lookups, and SipHash would be most of its cost. It does not resist chosen collisions, which
+/// is acceptable because the keys come from the operator's own pack indexes, not from requests.
+#[derive(Debug, Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0xf135_7aea_2e62_a9c5;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+}
+
+type IdMap<V> = HashMap<String, V, BuildHasherDefault<IdHasher>>;
 
 /// A tool reference's range text with its parse result, kept together because error messages
 /// quote the text exactly as written (spec §1.3).
@@ -323,13 +351,13 @@ fn descending(a: &Version, b: &Version) -> std::cmp::Ordering {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Catalog<T> {
-    tenants: HashMap<String, HashMap<String, Versions<T>>>,
+    tenants: IdMap<IdMap<Versions<T>>>,
 }
 
 impl<T> Default for Catalog<T> {
     fn default() -> Self {
         Catalog {
-            tenants: HashMap::new(),
+            tenants: IdMap::default(),
         }
     }
 }

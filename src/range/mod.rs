@@ -74,6 +74,11 @@ pub const MAX_VERSION_LENGTH: usize = 256;
 /// The largest version number npm accepts: JavaScript's `Number.MAX_SAFE_INTEGER`, 2⁵³−1.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
+/// The `-0` prerelease of every upper bound, built once: cloning an inline identifier is a
+/// copy, parsing it each time is not.
+static ZERO_PRERELEASE: std::sync::LazyLock<Prerelease> =
+    std::sync::LazyLock::new(|| Prerelease::new("0").expect("ok: `0` is a valid prerelease"));
+
 /// Options of [`Range::parse_with`]. The default matches npm's defaults.
 ///
 /// # Examples
@@ -175,8 +180,7 @@ impl Comparator {
                 major: 0,
                 minor: 0,
                 patch: 0,
-                // ok: "0" is a valid prerelease.
-                pre: Prerelease::new("0").expect("ok: `0` is a valid prerelease"),
+                pre: ZERO_PRERELEASE.clone(),
                 build: BuildMetadata::EMPTY,
             },
         }
@@ -439,7 +443,8 @@ impl std::error::Error for RangeError {}
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Range {
     comparators: Vec<Comparator>,
-    /// End index (exclusive) in `comparators` of each alternative; never empty.
+    /// End index (exclusive) in `comparators` of each alternative but the last, which ends at
+    /// `comparators.len()`; empty for a single alternative, so that needs no allocation.
     ends: Vec<u32>,
     include_prerelease: bool,
 }
@@ -503,14 +508,12 @@ impl Range {
     }
 
     /// The alternatives, in order, each a non-empty slice of comparators that must all hold.
-    pub fn alternatives(&self) -> impl ExactSizeIterator<Item = &[Comparator]> + '_ {
-        let mut start = 0;
-        self.ends.iter().map(move |&end| {
-            let end = end as usize;
-            let set = self.comparators.get(start..end).unwrap_or_default();
-            start = end;
-            set
-        })
+    pub fn alternatives(&self) -> Alternatives<'_> {
+        Alternatives {
+            range: self,
+            index: 0,
+            start: 0,
+        }
     }
 
     /// Is this `*`, satisfied by every version (prereleases only with `include_prerelease`)?
@@ -618,6 +621,38 @@ impl Range {
         best
     }
 }
+
+/// The alternatives of a [`Range`], in order: see [`Range::alternatives`].
+#[derive(Debug, Clone)]
+pub struct Alternatives<'a> {
+    range: &'a Range,
+    index: usize,
+    start: usize,
+}
+
+impl<'a> Iterator for Alternatives<'a> {
+    type Item = &'a [Comparator];
+
+    fn next(&mut self) -> Option<&'a [Comparator]> {
+        let comparators = &self.range.comparators;
+        let end = match self.range.ends.get(self.index) {
+            Some(&end) => end as usize,
+            None if self.index == self.range.ends.len() => comparators.len(),
+            None => return None,
+        };
+        self.index += 1;
+        let set = comparators.get(self.start..end).unwrap_or_default();
+        self.start = end;
+        Some(set)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.range.ends.len() + 1).saturating_sub(self.index);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Alternatives<'_> {}
 
 impl fmt::Display for Range {
     /// npm's canonical form (`semver.validRange`): comparators joined by a space, alternatives
