@@ -529,9 +529,21 @@ fn lone_operator_stage(s: Cow<'_, [u8]>) -> Cow<'_, [u8]> {
 
 /// node-semver's `parseRange` for one trimmed alternative; appends its comparators to `out`.
 fn alternative(part: &[u8], ctx: &Ctx, out: &mut Vec<Comparator>) -> Result<(), RangeError> {
-    let s = hyphen_stage(part, ctx.include_prerelease)?;
-    let s = operator_space_stage(s);
-    let s = lone_operator_stage(s);
+    // Every text stage needs a space next to an operator or a hyphen; most ranges have none,
+    // so one look at each pair of bytes usually skips all three.
+    let needs_stages = part.windows(2).any(|w| {
+        matches!(
+            (w[0], w[1]),
+            (b'<' | b'>' | b'=' | b'~' | b'^', b' ') | (b' ', b'-') | (b'~', b'>')
+        )
+    });
+    let s = if needs_stages {
+        let s = hyphen_stage(part, ctx.include_prerelease)?;
+        let s = operator_space_stage(s);
+        lone_operator_stage(s)
+    } else {
+        Cow::Borrowed(part)
+    };
     let start = out.len();
     for tok in s.split(|&b| b == b' ') {
         ctx.token(tok, out)?;
