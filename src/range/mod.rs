@@ -47,6 +47,19 @@
 //! `include_prerelease` option ([`RangeOptions::with_include_prerelease`]) turns the rule off and
 //! makes x-ranges, carets and hyphen ranges start at `-0`.
 //!
+//! # Differences from node-semver
+//!
+//! - Loose mode (`{loose: true}`) is not implemented; its fixture rows are skipped.
+//! - Ranges longer than [`MAX_RANGE_LENGTH`] (1024) bytes are refused; node-semver has no cap.
+//! - Numeric prerelease identifiers of 2⁵³ and more compare exactly here; node-semver compares
+//!   them as JavaScript numbers, so it rounds them.
+//! - node-semver 7.8 replaced some regexes; where its source was not at hand, its fixtures and
+//!   npm's own answers decided (`../shared/conformance/semver`, 20,000 cases, all agreeing):
+//!   build metadata of any length is stripped, a wildcard part may only be followed by
+//!   wildcards (`1.x.5` is refused), a partial tilde (`~1.2`) starts at `-0` with
+//!   `include_prerelease` and a full caret (`^0.0.3`) never does, and the space after an
+//!   operator is removed by 7.8's `trimComparatorWhitespace` rules.
+//!
 //! # Cost
 //!
 //! Parsing is a handful of forward scans over the input, linear in its length (node-semver had
@@ -688,3 +701,17 @@ impl FromStr for Range {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod autotraits {
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn range_types_are_send_and_sync() {
+        assert_send_sync::<super::Range>();
+        assert_send_sync::<super::RangeError>();
+        assert_send_sync::<crate::catalog::Catalog<String>>();
+        assert_send_sync::<crate::catalog::ToolRange>();
+        assert_send_sync::<crate::catalog::ResolveError>();
+    }
+}

@@ -87,6 +87,14 @@ fn text(s: &[u8]) -> String {
 fn number(digits: &[u8], context: &[u8]) -> Result<u64, RangeError> {
     let mut n: u64 = 0;
     for &d in digits {
+        if !d.is_ascii_digit() {
+            // The scanners only hand over digits; refuse rather than trust that here.
+            return Err(RangeError::new(
+                RangeErrorKind::InvalidComparator,
+                0,
+                text(context),
+            ));
+        }
         n = n
             .checked_mul(10)
             .and_then(|n| n.checked_add(u64::from(d - b'0')))
