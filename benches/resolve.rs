@@ -5,7 +5,9 @@
 //! - `range_parse/adversarial_256`: 256-byte hostile ranges (runs of spaces, operators, `||`, x's).
 //! - `max_satisfying/preparsed`: the same conformance cases with range and versions pre-parsed.
 //! - `resolve/catalog_10k`: 10,000 tools × 20 versions, one pre-parsed reference per tool, a mix
-//!   of exact, caret, tilde, x, union and hyphen ranges.
+//!   of exact, caret, tilde, x, union and hyphen ranges (memory-bound: every tool is cold).
+//! - `resolve/catalog_10k_hot16`: the same catalog, 16 of those references again and again, as
+//!   one agent's tools would be.
 //!
 //! Each group's throughput is in elements (parses or resolves), so criterion's time divided by
 //! the element count is the per-operation cost.
@@ -170,6 +172,16 @@ fn bench_resolve(c: &mut Criterion) {
     group.bench_function(BenchmarkId::from_parameter("catalog_10k"), |b| {
         b.iter(|| {
             refs.iter()
+                .filter(|(id, range, _)| catalog.resolve("tenant", black_box(id), range).is_ok())
+                .count()
+        })
+    });
+    // An agent resolves a handful of tools, which stay in cache: the same catalog, 16 refs.
+    let hot: Vec<_> = refs.iter().step_by(refs.len() / 16).take(16).collect();
+    group.throughput(Throughput::Elements(hot.len() as u64));
+    group.bench_function(BenchmarkId::from_parameter("catalog_10k_hot16"), |b| {
+        b.iter(|| {
+            hot.iter()
                 .filter(|(id, range, _)| catalog.resolve("tenant", black_box(id), range).is_ok())
                 .count()
         })

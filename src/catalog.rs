@@ -10,7 +10,7 @@
 //! A tool reference's range is parsed once into a [`ToolRange`] (when its agent is loaded);
 //! [`Catalog::resolve`] then allocates nothing unless it fails.
 
-use crate::range::{Range, RangeError, compare_versions};
+use crate::range::{Range, RangeError, compare_versions, pack_release};
 use semver::Version;
 use std::collections::HashMap;
 use std::fmt;
@@ -313,9 +313,23 @@ struct Entry<T> {
 }
 
 /// One tool id's versions, highest first.
+///
+/// `keys` runs parallel to `entries`: the [`pack_release`] key of an active release, or a
+/// sentinel. Resolving scans this small array (8 bytes a version) with integer comparisons and
+/// touches an entry only for the winner or a version that does not pack.
 #[derive(Debug, Clone)]
 struct Versions<T> {
     entries: Vec<Entry<T>>,
+    keys: Vec<u64>,
+}
+
+/// `keys` value of a retired version (real keys stay below 2⁶¹).
+const RETIRED: u64 = u64::MAX;
+/// `keys` value of an active version that does not pack (a prerelease or a huge number).
+const UNPACKED: u64 = u64::MAX - 1;
+
+fn key_of(version: &Version) -> u64 {
+    pack_release(version).unwrap_or(UNPACKED)
 }
 
 /// The order entries are kept in: highest precedence first; among equal precedence (build
@@ -388,6 +402,7 @@ impl<T> Catalog<T> {
         let tools = self.tenants.entry(tenant.to_owned()).or_default();
         let versions = tools.entry(id.to_owned()).or_insert_with(|| Versions {
             entries: Vec::new(),
+            keys: Vec::new(),
         });
         match versions
             .entries
@@ -398,6 +413,7 @@ impl<T> Catalog<T> {
                 version,
             }),
             Err(at) => {
+                versions.keys.insert(at, key_of(&version));
                 versions.entries.insert(
                     at,
                     Entry {
@@ -423,6 +439,7 @@ impl<T> Catalog<T> {
         {
             Ok(at) => {
                 versions.entries[at].retired = true;
+                versions.keys[at] = RETIRED;
                 true
             }
             Err(_) => false,
@@ -477,12 +494,19 @@ impl<T> Catalog<T> {
                 error: error.clone(),
             })?;
         // Highest first, so the first match is npm's maxSatisfying.
-        versions
-            .entries
+        let hit = versions
+            .keys
             .iter()
-            .find(|e| !e.retired && parsed.satisfies(&e.version))
-            .map(|e| self.resolved(id, e))
-            .ok_or_else(|| ResolveError::ToolVersionUnresolvable {
+            .zip(&versions.entries)
+            .find(|(key, e)| match **key {
+                RETIRED => false,
+                UNPACKED => parsed.satisfies(&e.version),
+                key => parsed
+                    .satisfies_packed(key)
+                    .unwrap_or_else(|| parsed.satisfies(&e.version)),
+            });
+        hit.map(|(_, e)| self.resolved(id, e)).ok_or_else(|| {
+            ResolveError::ToolVersionUnresolvable {
                 id: id.to_owned(),
                 range: range.text().to_owned(),
                 available_versions: versions
@@ -491,7 +515,8 @@ impl<T> Catalog<T> {
                     .filter(|e| !e.retired)
                     .map(|e| e.version.clone())
                     .collect(),
-            })
+            }
+        })
     }
 
     /// The exact version of `id`, retired or not (the upstream `getVersion`, used for pins).

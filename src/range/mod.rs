@@ -273,6 +273,38 @@ pub fn compare_versions(a: &Version, b: &Version) -> Ordering {
         })
 }
 
+/// Largest number [`pack_release`] packs: 20 bits.
+const PACK_LIMIT: u64 = 1 << 20;
+
+fn pack(v: &Version, release: bool) -> Option<u64> {
+    if v.major >= PACK_LIMIT || v.minor >= PACK_LIMIT || v.patch >= PACK_LIMIT {
+        return None;
+    }
+    Some((v.major << 41) | (v.minor << 21) | (v.patch << 1) | u64::from(release))
+}
+
+/// Packs a release version (no prerelease) into a `u64` whose integer order is npm's
+/// precedence, for [`Range::satisfies_packed`]: 20 bits each for major, minor and patch, and a
+/// low bit set for a release. `None` for a prerelease or a number of 2²⁰ or more. The key is
+/// below 2⁶¹.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::range::{pack_release, parse_version};
+///
+/// let a = pack_release(&parse_version("1.2.3").unwrap()).unwrap();
+/// let b = pack_release(&parse_version("1.10.0").unwrap()).unwrap();
+/// assert!(a < b);
+/// assert!(pack_release(&parse_version("1.2.3-rc.1").unwrap()).is_none());
+/// ```
+pub fn pack_release(v: &Version) -> Option<u64> {
+    if !v.pre.is_empty() {
+        return None;
+    }
+    pack(v, true)
+}
+
 /// Parses a version as npm's `semver.valid` does with default options: at most 256 UTF-16 code
 /// units, surrounding JavaScript whitespace trimmed, an optional leading `v`, then strict
 /// SemVer 2.0 (`1.2.3`, `1.2.3-rc.1+build`), every number at most 2⁵³−1.
@@ -460,6 +492,9 @@ pub struct Range {
     /// `comparators.len()`; empty for a single alternative, so that needs no allocation.
     ends: Vec<u32>,
     include_prerelease: bool,
+    /// Every comparator's version fits [`pack_release`]'s 20-bit numbers, so release versions
+    /// can be checked on packed keys ([`Range::satisfies_packed`]).
+    packable: bool,
 }
 
 impl Range {
@@ -508,10 +543,14 @@ impl Range {
             ));
         }
         let (comparators, ends) = parse::parse(text, options.include_prerelease)?;
+        let packable = comparators
+            .iter()
+            .all(|c| c.op == Op::Any || pack(&c.version, c.version.pre.is_empty()).is_some());
         Ok(Range {
             comparators,
             ends,
             include_prerelease: options.include_prerelease,
+            packable,
         })
     }
 
@@ -555,6 +594,44 @@ impl Range {
     pub fn satisfies(&self, version: &Version) -> bool {
         self.alternatives()
             .any(|set| self.set_satisfied(set, version))
+    }
+
+    /// [`Range::satisfies`] for a release version (no prerelease) given as its
+    /// [`pack_release`] key, without touching the version itself: integer comparisons only.
+    /// `None` when a comparator's numbers are too large to pack; use [`Range::satisfies`].
+    ///
+    /// A release `v` compares to a comparator version `c` as their keys do: the triple decides
+    /// when it differs, and on an equal triple a release outranks any prerelease (`1.2.3` >
+    /// `1.2.3-0`), which the low bit encodes. The prerelease rule never applies to a release.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::range::{pack_release, parse_version, Range};
+    ///
+    /// let range = Range::parse("^1.2.3 || 3.x")?;
+    /// let key = pack_release(&parse_version("1.9.0").unwrap()).unwrap();
+    /// assert_eq!(range.satisfies_packed(key), Some(true));
+    /// # Ok::<(), runstart::range::RangeError>(())
+    /// ```
+    pub fn satisfies_packed(&self, key: u64) -> Option<bool> {
+        if !self.packable {
+            return None;
+        }
+        let holds = |c: &Comparator| {
+            let Some(ck) = pack(&c.version, c.version.pre.is_empty()) else {
+                return c.op == Op::Any;
+            };
+            match c.op {
+                Op::Any => true,
+                Op::Exact => key == ck,
+                Op::Greater => key > ck,
+                Op::GreaterEq => key >= ck,
+                Op::Less => key < ck,
+                Op::LessEq => key <= ck,
+            }
+        };
+        Some(self.alternatives().any(|set| set.iter().all(holds)))
     }
 
     fn set_satisfied(&self, set: &[Comparator], version: &Version) -> bool {
