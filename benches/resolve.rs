@@ -2,8 +2,10 @@
 //! `../shared/bench/README.md` (17.0 µs per range parse, 2.7 µs per pre-parsed `maxSatisfying`).
 //!
 //! - `range_parse/conformance`: every valid range of `../shared/conformance/semver/max-satisfying.jsonl`.
+//! - `range_parse/spec_table_hot`: the 15 ranges of spec §1.2's table, repeatedly (hot cache).
 //! - `range_parse/adversarial_256`: 256-byte hostile ranges (runs of spaces, operators, `||`, x's).
-//! - `max_satisfying/preparsed`: the same conformance cases with range and versions pre-parsed.
+//! - `max_satisfying/preparsed`: the same conformance cases with range and versions pre-parsed
+//!   (`preparsed_hot16`: the first 16 of them, repeatedly).
 //! - `resolve/catalog_10k`: 10,000 tools × 20 versions, one pre-parsed reference per tool, a mix
 //!   of exact, caret, tilde, x, union and hyphen ranges (memory-bound: every tool is cold).
 //! - `resolve/catalog_10k_hot16`: the same catalog, 16 of those references again and again, as
@@ -77,6 +79,34 @@ fn bench_parse(c: &mut Criterion) {
                 .collect::<Vec<_>>()
         })
     });
+    // The ranges of spec §1.2's table, parsed again and again: a hot cache, as when one agent
+    // loads (the conformance set above does not fit in cache, so it is memory-bound).
+    let typical = [
+        "",
+        "*",
+        "1",
+        "1.x",
+        "^1",
+        "~1.2",
+        "^1.0.0 || ^2.0.0",
+        "1.0.0 - 2.0.0",
+        "v1.0.0",
+        "=1.0.0",
+        " ^1.0.0 ",
+        ">= 1.0.0",
+        "^1.2.3+build",
+        ">=1.2.3 <2.0.0",
+        "~1.2.3-beta.1",
+    ];
+    group.throughput(Throughput::Elements(typical.len() as u64));
+    group.bench_function(BenchmarkId::from_parameter("spec_table_hot"), |b| {
+        b.iter_with_large_drop(|| {
+            typical
+                .iter()
+                .map(|r| Range::parse(black_box(r)))
+                .collect::<Vec<_>>()
+        })
+    });
     let hostile = adversarial();
     group.throughput(Throughput::Elements(hostile.len() as u64));
     group.bench_function(BenchmarkId::from_parameter("adversarial_256"), |b| {
@@ -109,6 +139,15 @@ fn bench_max_satisfying(c: &mut Criterion) {
         b.iter(|| {
             parsed
                 .iter()
+                .filter(|(range, case)| black_box(range).max_satisfying(&case.versions).is_some())
+                .count()
+        })
+    });
+    let hot = &parsed[..16];
+    group.throughput(Throughput::Elements(hot.len() as u64));
+    group.bench_function(BenchmarkId::from_parameter("preparsed_hot16"), |b| {
+        b.iter(|| {
+            hot.iter()
                 .filter(|(range, case)| black_box(range).max_satisfying(&case.versions).is_some())
                 .count()
         })
