@@ -177,25 +177,50 @@ impl Op {
 pub struct Comparator {
     op: Op,
     version: Version,
+    /// The version's packed key (see [`pack_release`]; the low bit is clear for a prerelease),
+    /// or [`NO_KEY`] when a number is too large to pack.
+    key: u64,
 }
+
+/// [`Comparator::key`] of a version that does not pack.
+const NO_KEY: u64 = u64::MAX;
 
 impl Comparator {
     /// `*`: satisfied by every version.
     const ANY: Comparator = Comparator {
         op: Op::Any,
         version: Version::new(0, 0, 0),
+        key: 0,
     };
 
+    fn new(op: Op, version: Version) -> Comparator {
+        let key = pack(&version, version.pre.is_empty()).unwrap_or(NO_KEY);
+        Comparator { op, version, key }
+    }
+
     fn null_set() -> Comparator {
-        Comparator {
-            op: Op::Less,
-            version: Version {
+        Comparator::new(
+            Op::Less,
+            Version {
                 major: 0,
                 minor: 0,
                 patch: 0,
                 pre: ZERO_PRERELEASE.clone(),
                 build: BuildMetadata::EMPTY,
             },
+        )
+    }
+
+    /// Does the release whose [`pack_release`] key is `key` satisfy this comparison? Only
+    /// meaningful when `self.key != NO_KEY`.
+    fn matches_key(&self, key: u64) -> bool {
+        match self.op {
+            Op::Any => true,
+            Op::Exact => key == self.key,
+            Op::Greater => key > self.key,
+            Op::GreaterEq => key >= self.key,
+            Op::Less => key < self.key,
+            Op::LessEq => key <= self.key,
         }
     }
 
@@ -545,7 +570,7 @@ impl Range {
         let (comparators, ends) = parse::parse(text, options.include_prerelease)?;
         let packable = comparators
             .iter()
-            .all(|c| c.op == Op::Any || pack(&c.version, c.version.pre.is_empty()).is_some());
+            .all(|c| c.op == Op::Any || c.key != NO_KEY);
         Ok(Range {
             comparators,
             ends,
@@ -592,6 +617,12 @@ impl Range {
     /// # Ok::<(), runstart::range::RangeError>(())
     /// ```
     pub fn satisfies(&self, version: &Version) -> bool {
+        // Releases, the common case, compare as integers (see `satisfies_packed`).
+        if self.packable
+            && let Some(key) = pack_release(version)
+        {
+            return self.satisfies_key(key);
+        }
         self.alternatives()
             .any(|set| self.set_satisfied(set, version))
     }
@@ -618,20 +649,12 @@ impl Range {
         if !self.packable {
             return None;
         }
-        let holds = |c: &Comparator| {
-            let Some(ck) = pack(&c.version, c.version.pre.is_empty()) else {
-                return c.op == Op::Any;
-            };
-            match c.op {
-                Op::Any => true,
-                Op::Exact => key == ck,
-                Op::Greater => key > ck,
-                Op::GreaterEq => key >= ck,
-                Op::Less => key < ck,
-                Op::LessEq => key <= ck,
-            }
-        };
-        Some(self.alternatives().any(|set| set.iter().all(holds)))
+        Some(self.satisfies_key(key))
+    }
+
+    fn satisfies_key(&self, key: u64) -> bool {
+        self.alternatives()
+            .any(|set| set.iter().all(|c| c.matches_key(key)))
     }
 
     fn set_satisfied(&self, set: &[Comparator], version: &Version) -> bool {

@@ -158,16 +158,16 @@ impl Ctx {
                     RangeError::new(RangeErrorKind::InvalidComparator, 0, text(context))
                 })?,
         };
-        Ok(Comparator {
-            op: p.op,
-            version: Version {
+        Ok(Comparator::new(
+            p.op,
+            Version {
                 major: p.nums[0],
                 minor: p.nums[1],
                 patch: p.nums[2],
                 pre,
                 build: BuildMetadata::EMPTY,
             },
-        })
+        ))
     }
 
     /// Pushes the comparator of a desugared piece. npm's `replaceGTE0` turns the exact text
