@@ -657,6 +657,14 @@ impl Range {
             .any(|set| set.iter().all(|c| c.matches_key(key)))
     }
 
+    /// The general path of [`Range::satisfies`], without the packed fast path: the reference
+    /// the fast path is tested against.
+    #[cfg(test)]
+    fn satisfies_reference(&self, version: &Version) -> bool {
+        self.alternatives()
+            .any(|set| self.set_satisfied(set, version))
+    }
+
     fn set_satisfied(&self, set: &[Comparator], version: &Version) -> bool {
         if !set.iter().all(|c| c.matches(version)) {
             return false;

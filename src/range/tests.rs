@@ -299,8 +299,10 @@ mod props {
             let options = RangeOptions::new().with_include_prerelease(include_prerelease);
             let Ok(range) = Range::parse_with(&text, options) else { return Ok(()) };
             for v in &versions {
+                let reference = range.satisfies_reference(v);
+                prop_assert_eq!(range.satisfies(v), reference, "{} {}", text, v);
                 if let Some(key) = pack_release(v) {
-                    prop_assert_eq!(range.satisfies_packed(key), Some(range.satisfies(v)), "{} {}", text, v);
+                    prop_assert_eq!(range.satisfies_packed(key), Some(reference), "{} {}", text, v);
                 }
             }
         }
