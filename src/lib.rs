@@ -9,6 +9,7 @@
 )]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod catalog;
 pub mod diagnostics;
 pub mod index;
 pub mod range;

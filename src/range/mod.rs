@@ -47,6 +47,19 @@
 //! `include_prerelease` option ([`RangeOptions::with_include_prerelease`]) turns the rule off and
 //! makes x-ranges, carets and hyphen ranges start at `-0`.
 //!
+//! # Differences from node-semver
+//!
+//! - Loose mode (`{loose: true}`) is not implemented; its fixture rows are skipped.
+//! - Ranges longer than [`MAX_RANGE_LENGTH`] (1024) bytes are refused; node-semver has no cap.
+//! - Numeric prerelease identifiers of 2⁵³ and more compare exactly here; node-semver compares
+//!   them as JavaScript numbers, so it rounds them.
+//! - node-semver 7.8 replaced some regexes; where its source was not at hand, its fixtures and
+//!   npm's own answers decided (`../shared/conformance/semver`, 20,000 cases, all agreeing):
+//!   build metadata of any length is stripped, a wildcard part may only be followed by
+//!   wildcards (`1.x.5` is refused), a partial tilde (`~1.2`) starts at `-0` with
+//!   `include_prerelease` and a full caret (`^0.0.3`) never does, and the space after an
+//!   operator is removed by 7.8's `trimComparatorWhitespace` rules.
+//!
 //! # Cost
 //!
 //! Parsing is a handful of forward scans over the input, linear in its length (node-semver had
@@ -73,6 +86,11 @@ pub const MAX_VERSION_LENGTH: usize = 256;
 
 /// The largest version number npm accepts: JavaScript's `Number.MAX_SAFE_INTEGER`, 2⁵³−1.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// The `-0` prerelease of every upper bound, built once: cloning an inline identifier is a
+/// copy, parsing it each time is not.
+static ZERO_PRERELEASE: std::sync::LazyLock<Prerelease> =
+    std::sync::LazyLock::new(|| Prerelease::new("0").expect("ok: `0` is a valid prerelease"));
 
 /// Options of [`Range::parse_with`]. The default matches npm's defaults.
 ///
@@ -159,26 +177,50 @@ impl Op {
 pub struct Comparator {
     op: Op,
     version: Version,
+    /// The version's packed key (see [`pack_release`]; the low bit is clear for a prerelease),
+    /// or [`NO_KEY`] when a number is too large to pack.
+    key: u64,
 }
+
+/// [`Comparator::key`] of a version that does not pack.
+const NO_KEY: u64 = u64::MAX;
 
 impl Comparator {
     /// `*`: satisfied by every version.
     const ANY: Comparator = Comparator {
         op: Op::Any,
         version: Version::new(0, 0, 0),
+        key: 0,
     };
 
+    fn new(op: Op, version: Version) -> Comparator {
+        let key = pack(&version, version.pre.is_empty()).unwrap_or(NO_KEY);
+        Comparator { op, version, key }
+    }
+
     fn null_set() -> Comparator {
-        Comparator {
-            op: Op::Less,
-            version: Version {
+        Comparator::new(
+            Op::Less,
+            Version {
                 major: 0,
                 minor: 0,
                 patch: 0,
-                // ok: "0" is a valid prerelease.
-                pre: Prerelease::new("0").expect("ok: `0` is a valid prerelease"),
+                pre: ZERO_PRERELEASE.clone(),
                 build: BuildMetadata::EMPTY,
             },
+        )
+    }
+
+    /// Does the release whose [`pack_release`] key is `key` satisfy this comparison? Only
+    /// meaningful when `self.key != NO_KEY`.
+    fn matches_key(&self, key: u64) -> bool {
+        match self.op {
+            Op::Any => true,
+            Op::Exact => key == self.key,
+            Op::Greater => key > self.key,
+            Op::GreaterEq => key >= self.key,
+            Op::Less => key < self.key,
+            Op::LessEq => key <= self.key,
         }
     }
 
@@ -254,6 +296,38 @@ pub fn compare_versions(a: &Version, b: &Version) -> Ordering {
             (true, true) => Ordering::Equal,
             _ => a.pre.cmp(&b.pre),
         })
+}
+
+/// Largest number [`pack_release`] packs: 20 bits.
+const PACK_LIMIT: u64 = 1 << 20;
+
+fn pack(v: &Version, release: bool) -> Option<u64> {
+    if v.major >= PACK_LIMIT || v.minor >= PACK_LIMIT || v.patch >= PACK_LIMIT {
+        return None;
+    }
+    Some((v.major << 41) | (v.minor << 21) | (v.patch << 1) | u64::from(release))
+}
+
+/// Packs a release version (no prerelease) into a `u64` whose integer order is npm's
+/// precedence, for [`Range::satisfies_packed`]: 20 bits each for major, minor and patch, and a
+/// low bit set for a release. `None` for a prerelease or a number of 2²⁰ or more. The key is
+/// below 2⁶¹.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::range::{pack_release, parse_version};
+///
+/// let a = pack_release(&parse_version("1.2.3").unwrap()).unwrap();
+/// let b = pack_release(&parse_version("1.10.0").unwrap()).unwrap();
+/// assert!(a < b);
+/// assert!(pack_release(&parse_version("1.2.3-rc.1").unwrap()).is_none());
+/// ```
+pub fn pack_release(v: &Version) -> Option<u64> {
+    if !v.pre.is_empty() {
+        return None;
+    }
+    pack(v, true)
 }
 
 /// Parses a version as npm's `semver.valid` does with default options: at most 256 UTF-16 code
@@ -439,9 +513,13 @@ impl std::error::Error for RangeError {}
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Range {
     comparators: Vec<Comparator>,
-    /// End index (exclusive) in `comparators` of each alternative; never empty.
+    /// End index (exclusive) in `comparators` of each alternative but the last, which ends at
+    /// `comparators.len()`; empty for a single alternative, so that needs no allocation.
     ends: Vec<u32>,
     include_prerelease: bool,
+    /// Every comparator's version fits [`pack_release`]'s 20-bit numbers, so release versions
+    /// can be checked on packed keys ([`Range::satisfies_packed`]).
+    packable: bool,
 }
 
 impl Range {
@@ -490,10 +568,14 @@ impl Range {
             ));
         }
         let (comparators, ends) = parse::parse(text, options.include_prerelease)?;
+        let packable = comparators
+            .iter()
+            .all(|c| c.op == Op::Any || c.key != NO_KEY);
         Ok(Range {
             comparators,
             ends,
             include_prerelease: options.include_prerelease,
+            packable,
         })
     }
 
@@ -503,14 +585,12 @@ impl Range {
     }
 
     /// The alternatives, in order, each a non-empty slice of comparators that must all hold.
-    pub fn alternatives(&self) -> impl ExactSizeIterator<Item = &[Comparator]> + '_ {
-        let mut start = 0;
-        self.ends.iter().map(move |&end| {
-            let end = end as usize;
-            let set = self.comparators.get(start..end).unwrap_or_default();
-            start = end;
-            set
-        })
+    pub fn alternatives(&self) -> Alternatives<'_> {
+        Alternatives {
+            range: self,
+            index: 0,
+            start: 0,
+        }
     }
 
     /// Is this `*`, satisfied by every version (prereleases only with `include_prerelease`)?
@@ -537,6 +617,50 @@ impl Range {
     /// # Ok::<(), runstart::range::RangeError>(())
     /// ```
     pub fn satisfies(&self, version: &Version) -> bool {
+        // Releases, the common case, compare as integers (see `satisfies_packed`).
+        if self.packable
+            && let Some(key) = pack_release(version)
+        {
+            return self.satisfies_key(key);
+        }
+        self.alternatives()
+            .any(|set| self.set_satisfied(set, version))
+    }
+
+    /// [`Range::satisfies`] for a release version (no prerelease) given as its
+    /// [`pack_release`] key, without touching the version itself: integer comparisons only.
+    /// `None` when a comparator's numbers are too large to pack; use [`Range::satisfies`].
+    ///
+    /// A release `v` compares to a comparator version `c` as their keys do: the triple decides
+    /// when it differs, and on an equal triple a release outranks any prerelease (`1.2.3` >
+    /// `1.2.3-0`), which the low bit encodes. The prerelease rule never applies to a release.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::range::{pack_release, parse_version, Range};
+    ///
+    /// let range = Range::parse("^1.2.3 || 3.x")?;
+    /// let key = pack_release(&parse_version("1.9.0").unwrap()).unwrap();
+    /// assert_eq!(range.satisfies_packed(key), Some(true));
+    /// # Ok::<(), runstart::range::RangeError>(())
+    /// ```
+    pub fn satisfies_packed(&self, key: u64) -> Option<bool> {
+        if !self.packable {
+            return None;
+        }
+        Some(self.satisfies_key(key))
+    }
+
+    fn satisfies_key(&self, key: u64) -> bool {
+        self.alternatives()
+            .any(|set| set.iter().all(|c| c.matches_key(key)))
+    }
+
+    /// The general path of [`Range::satisfies`], without the packed fast path: the reference
+    /// the fast path is tested against.
+    #[cfg(test)]
+    fn satisfies_reference(&self, version: &Version) -> bool {
         self.alternatives()
             .any(|set| self.set_satisfied(set, version))
     }
@@ -619,6 +743,38 @@ impl Range {
     }
 }
 
+/// The alternatives of a [`Range`], in order: see [`Range::alternatives`].
+#[derive(Debug, Clone)]
+pub struct Alternatives<'a> {
+    range: &'a Range,
+    index: usize,
+    start: usize,
+}
+
+impl<'a> Iterator for Alternatives<'a> {
+    type Item = &'a [Comparator];
+
+    fn next(&mut self) -> Option<&'a [Comparator]> {
+        let comparators = &self.range.comparators;
+        let end = match self.range.ends.get(self.index) {
+            Some(&end) => end as usize,
+            None if self.index == self.range.ends.len() => comparators.len(),
+            None => return None,
+        };
+        self.index += 1;
+        let set = comparators.get(self.start..end).unwrap_or_default();
+        self.start = end;
+        Some(set)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.range.ends.len() + 1).saturating_sub(self.index);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Alternatives<'_> {}
+
 impl fmt::Display for Range {
     /// npm's canonical form (`semver.validRange`): comparators joined by a space, alternatives
     /// by `||`, and `*` for a range that is only `*`.
@@ -653,3 +809,17 @@ impl FromStr for Range {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod autotraits {
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn range_types_are_send_and_sync() {
+        assert_send_sync::<super::Range>();
+        assert_send_sync::<super::RangeError>();
+        assert_send_sync::<crate::catalog::Catalog<String>>();
+        assert_send_sync::<crate::catalog::ToolRange>();
+        assert_send_sync::<crate::catalog::ResolveError>();
+    }
+}

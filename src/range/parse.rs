@@ -87,6 +87,14 @@ fn text(s: &[u8]) -> String {
 fn number(digits: &[u8], context: &[u8]) -> Result<u64, RangeError> {
     let mut n: u64 = 0;
     for &d in digits {
+        if !d.is_ascii_digit() {
+            // The scanners only hand over digits; refuse rather than trust that here.
+            return Err(RangeError::new(
+                RangeErrorKind::InvalidComparator,
+                0,
+                text(context),
+            ));
+        }
         n = n
             .checked_mul(10)
             .and_then(|n| n.checked_add(u64::from(d - b'0')))
@@ -142,6 +150,7 @@ impl Ctx {
     fn build(&self, p: Piece<'_>, context: &[u8]) -> Result<Comparator, RangeError> {
         let pre = match p.pre {
             None => Prerelease::EMPTY,
+            Some(b"0") => super::ZERO_PRERELEASE.clone(),
             Some(pre) => std::str::from_utf8(pre)
                 .ok()
                 .and_then(|s| Prerelease::new(s).ok())
@@ -149,16 +158,16 @@ impl Ctx {
                     RangeError::new(RangeErrorKind::InvalidComparator, 0, text(context))
                 })?,
         };
-        Ok(Comparator {
-            op: p.op,
-            version: Version {
+        Ok(Comparator::new(
+            p.op,
+            Version {
                 major: p.nums[0],
                 minor: p.nums[1],
                 patch: p.nums[2],
                 pre,
                 build: BuildMetadata::EMPTY,
             },
-        })
+        ))
     }
 
     /// Pushes the comparator of a desugared piece. npm's `replaceGTE0` turns the exact text
@@ -526,73 +535,82 @@ fn lone_operator_stage(s: Cow<'_, [u8]>) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
-/// What one `||` alternative became.
-enum Alternative {
-    /// The impossible range `<0.0.0-0`.
-    Null,
-    /// Deduplicated comparators (a lone `*` when it matches everything).
-    Comparators,
-}
-
 /// node-semver's `parseRange` for one trimmed alternative; appends its comparators to `out`.
-fn alternative(
-    part: &[u8],
-    ctx: &Ctx,
-    out: &mut Vec<Comparator>,
-) -> Result<Alternative, RangeError> {
-    let s = hyphen_stage(part, ctx.include_prerelease)?;
-    let s = operator_space_stage(s);
-    let s = lone_operator_stage(s);
+fn alternative(part: &[u8], ctx: &Ctx, out: &mut Vec<Comparator>) -> Result<(), RangeError> {
+    // Every text stage needs a space next to an operator or a hyphen; most ranges have none,
+    // so one look at each pair of bytes usually skips all three.
+    let needs_stages = part.windows(2).any(|w| {
+        matches!(
+            (w[0], w[1]),
+            (b'<' | b'>' | b'=' | b'~' | b'^', b' ') | (b' ', b'-') | (b'~', b'>')
+        )
+    });
+    let s = if needs_stages {
+        let s = hyphen_stage(part, ctx.include_prerelease)?;
+        let s = operator_space_stage(s);
+        lone_operator_stage(s)
+    } else {
+        Cow::Borrowed(part)
+    };
     let start = out.len();
-    let mut comps = Vec::new();
     for tok in s.split(|&b| b == b' ') {
-        ctx.token(tok, &mut comps)?;
+        ctx.token(tok, out)?;
     }
     // All comparators were built (so any invalid one failed the range) before the null set
-    // short-circuits, as upstream does.
-    if comps.iter().any(Comparator::is_null_set) {
+    // replaces the alternative, as upstream does.
+    if out[start..].iter().any(Comparator::is_null_set) {
+        out.truncate(start);
         out.push(Comparator::null_set());
-        return Ok(Alternative::Null);
+        return Ok(());
     }
-    // Keep the first of equal comparators (npm dedupes by their text); quadratic only up to a
-    // small size, which covers every realistic range.
-    if comps.len() <= 16 {
-        for c in comps {
-            if !out[start..].contains(&c) {
-                out.push(c);
+    dedupe(out, start);
+    // `*` next to other comparators adds nothing; npm drops it.
+    if out.len() - start > 1 {
+        let mut kept = start;
+        for i in start..out.len() {
+            if out[i].op != Op::Any {
+                out.swap(kept, i);
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+    Ok(())
+}
+
+/// Keeps the first of equal comparators in `out[start..]`, in order (npm dedupes by their
+/// text). Quadratic only up to a small size, which covers every realistic range.
+fn dedupe(out: &mut Vec<Comparator>, start: usize) {
+    let mut kept = start;
+    if out.len() - start <= 32 {
+        for i in start..out.len() {
+            if !out[start..kept].contains(&out[i]) {
+                out.swap(kept, i);
+                kept += 1;
             }
         }
     } else {
-        let mut seen = std::collections::HashSet::with_capacity(comps.len());
-        for c in comps {
-            if seen.insert(c.clone()) {
-                out.push(c);
+        let mut seen = std::collections::HashSet::with_capacity(out.len() - start);
+        for i in start..out.len() {
+            if seen.insert(out[i].clone()) {
+                out.swap(kept, i);
+                kept += 1;
             }
         }
     }
-    if out.len() - start > 1 {
-        let mut i = start;
-        while i < out.len() {
-            if out[i].op == Op::Any {
-                out.remove(i);
-            } else {
-                i += 1;
-            }
-        }
-    }
-    Ok(Alternative::Comparators)
+    out.truncate(kept);
 }
 
-/// Parses a whole range into comparators and the end index of each `||` alternative.
+/// Parses a whole range into comparators and the end index of each `||` alternative but the
+/// last (so a single alternative needs no second allocation).
 pub(super) fn parse(
     input: &str,
     include_prerelease: bool,
 ) -> Result<(Vec<Comparator>, Vec<u32>), RangeError> {
     let normalized = normalize(input)?;
     let ctx = Ctx { include_prerelease };
-    let mut comparators = Vec::new();
+    let mut comparators = Vec::with_capacity(4);
     let mut ends: Vec<u32> = Vec::new();
-    let mut nulls: Vec<bool> = Vec::new();
     let mut rest: &[u8] = &normalized;
     let mut index = 0;
     loop {
@@ -600,41 +618,40 @@ pub(super) fn parse(
             Some(at) => (&rest[..at], Some(&rest[at + 2..])),
             None => (rest, None),
         };
-        let kind = alternative(trim_spaces(part), &ctx, &mut comparators)
+        alternative(trim_spaces(part), &ctx, &mut comparators)
             .map_err(|e| e.in_alternative(index))?;
-        ends.push(u32::try_from(comparators.len()).unwrap_or(u32::MAX));
-        nulls.push(matches!(kind, Alternative::Null));
         index += 1;
         match next {
-            Some(next) => rest = next,
+            Some(next) => {
+                ends.push(u32::try_from(comparators.len()).unwrap_or(u32::MAX));
+                rest = next;
+            }
             None => break,
         }
     }
-    if ends.len() > 1 {
-        simplify_union(&mut comparators, &mut ends, &nulls);
+    if !ends.is_empty() {
+        simplify_union(&mut comparators, &mut ends);
     }
     Ok((comparators, ends))
 }
 
 /// node-semver's union rules: drop impossible alternatives (all of them impossible keeps the
 /// first), and a lone `*` alternative swallows the whole union.
-fn simplify_union(comparators: &mut Vec<Comparator>, ends: &mut Vec<u32>, nulls: &[bool]) {
-    let sets: Vec<(usize, usize)> = ends
+fn simplify_union(comparators: &mut Vec<Comparator>, ends: &mut Vec<u32>) {
+    let bounds: Vec<(usize, usize)> = ends
         .iter()
-        .scan(0usize, |start, &end| {
-            let s = (*start, end as usize);
-            *start = end as usize;
+        .map(|&e| e as usize)
+        .chain(std::iter::once(comparators.len()))
+        .scan(0usize, |start, end| {
+            let s = (*start, end);
+            *start = end;
             Some(s)
         })
         .collect();
-    let mut keep: Vec<(usize, usize)> = sets
-        .iter()
-        .zip(nulls)
-        .filter(|(_, null)| !**null)
-        .map(|(s, _)| *s)
-        .collect();
+    let is_null = |&(s, e): &(usize, usize)| e - s == 1 && comparators[s].is_null_set();
+    let mut keep: Vec<(usize, usize)> = bounds.iter().filter(|b| !is_null(b)).copied().collect();
     if keep.is_empty() {
-        keep.push(sets[0]);
+        keep.push(bounds[0]);
     } else if keep.len() > 1
         && let Some(any) = keep
             .iter()
@@ -643,14 +660,16 @@ fn simplify_union(comparators: &mut Vec<Comparator>, ends: &mut Vec<u32>, nulls:
     {
         keep = vec![any];
     }
-    if keep.len() == sets.len() {
+    if keep.len() == bounds.len() {
         return;
     }
     let mut new_comparators = Vec::with_capacity(comparators.len());
     let mut new_ends = Vec::with_capacity(keep.len());
     for (s, e) in keep {
+        if !new_comparators.is_empty() {
+            new_ends.push(u32::try_from(new_comparators.len()).unwrap_or(u32::MAX));
+        }
         new_comparators.extend_from_slice(&comparators[s..e]);
-        new_ends.push(u32::try_from(new_comparators.len()).unwrap_or(u32::MAX));
     }
     *comparators = new_comparators;
     *ends = new_ends;

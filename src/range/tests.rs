@@ -291,6 +291,23 @@ mod props {
         }
 
         #[test]
+        fn packed_keys_agree_with_satisfies(
+            text in range_text(),
+            versions in proptest::collection::vec(version(), 0..12),
+            include_prerelease in any::<bool>(),
+        ) {
+            let options = RangeOptions::new().with_include_prerelease(include_prerelease);
+            let Ok(range) = Range::parse_with(&text, options) else { return Ok(()) };
+            for v in &versions {
+                let reference = range.satisfies_reference(v);
+                prop_assert_eq!(range.satisfies(v), reference, "{} {}", text, v);
+                if let Some(key) = pack_release(v) {
+                    prop_assert_eq!(range.satisfies_packed(key), Some(reference), "{} {}", text, v);
+                }
+            }
+        }
+
+        #[test]
         fn max_satisfying_is_the_best(
             text in range_text(),
             versions in proptest::collection::vec(version(), 0..12),
