@@ -1001,3 +1001,104 @@ impl<'s> Routed<'s> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::route;
+    use serde_json::json;
+
+    fn input(v: serde_json::Value) -> RouteInput {
+        serde_json::from_value(v).expect("test input parses")
+    }
+
+    fn agree(input: &RouteInput) {
+        let snapshot = RouteSnapshot::compile(input.providers.clone());
+        let fast = snapshot
+            .route(&RouteRequest::from_input(input))
+            .map(|r| r.to_decision());
+        assert_eq!(fast, route(input));
+    }
+
+    /// Many providers with `n` models each; model `j` of provider `i` has feature `f<(i+j)%k>`
+    /// and attribute `a<i % 8>`.
+    fn wide(providers: usize, k: usize) -> Vec<serde_json::Value> {
+        (0..providers)
+            .map(|i| {
+                let models: Vec<_> = (0..3)
+                    .map(|j| {
+                        json!({"name": format!("m{j}"), "contextWindow": 1000 * (j + 1),
+                               "features": [format!("f{}", (i + j) % k), "tool-use"],
+                               "cost": {"promptUsdPer1kTokens": 0.001 * j as f64, "completionUsdPer1kTokens": 0}})
+                    })
+                    .collect();
+                json!({"id": format!("p{i}"), "region": "eu", "models": models,
+                       "attributes": [format!("a{}", i % 8), format!("b{}", i % 7)]})
+            })
+            .collect()
+    }
+
+    #[test]
+    fn more_than_64_tags_use_the_extra_words() {
+        let providers = wide(100, 90);
+        assert!(
+            RouteSnapshot::compile(
+                input(json!({"capability": {"needs": []}, "providers": providers})).providers
+            )
+            .words
+                > 1
+        );
+        for f in ["f0", "f70", "f89", "tool-use", "a3", "nope"] {
+            agree(&input(json!({
+                "capability": {"needs": [{"feature": f}], "prefer": [{"feature": "f80", "weight": 1}, {"feature": "a2", "weight": 2}]},
+                "providers": providers,
+            })));
+        }
+    }
+
+    #[test]
+    fn more_than_63_allow_lists_use_the_generic_path() {
+        let needs: Vec<_> = (0..70)
+            .map(|i| json!({"providers": {"allow": ["p1", "p2", format!("p{i}")]}}))
+            .collect();
+        agree(&input(
+            json!({"capability": {"needs": needs}, "providers": wide(10, 5)}),
+        ));
+    }
+
+    #[test]
+    fn more_than_64_score_groups_fall_back_to_a_full_sort() {
+        // Eight attribute preferences with weights 1, 2, 4, … give every (a, b) pair its own
+        // score: up to 56 groups from attributes times hint hits and misses.
+        let prefer: Vec<_> =
+            (0..8)
+                .map(|i| json!({"feature": format!("a{i}"), "weight": f64::from(1 << i)}))
+                .chain((0..7).map(
+                    |i| json!({"feature": format!("b{i}"), "weight": f64::from(1 << (i + 8))}),
+                ))
+                .collect();
+        agree(&input(json!({
+            "capability": {"needs": [], "prefer": prefer},
+            "providers": wide(120, 5),
+            "preferredModel": "m1",
+        })));
+    }
+
+    #[test]
+    fn strict_and_equal_bounds_fold_like_the_predicates() {
+        for (op, v) in [
+            (">", 1000.0),
+            ("<", 3000.0),
+            ("=", 2000.0),
+            (">=", 2000.0),
+            ("<=", 1000.0),
+            (">", 3000.0),
+        ] {
+            agree(&input(json!({
+                "capability": {"needs": [{"contextWindow": {"op": op, "value": v}}, {"costPerCall": {"op": ">", "usd": 0}}]},
+                "providers": wide(6, 3),
+                "tenantPolicy": {"tenantId": "t", "maxTokensPerCall": 1000, "maxCostPerCallUsd": 0.002},
+            })));
+        }
+    }
+}
