@@ -87,3 +87,50 @@ fn run(path: &str, routed: impl Fn(&RouteInput, &mut Scratch) -> Value) {
         first_failures.join("\n")
     );
 }
+
+/// The CLI end to end: every case's input on one stdin line, one result per stdout line.
+#[test]
+fn conformance_cli_jsonl() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let Some(text) = util::shared_file("conformance/router/cases.jsonl") else {
+        return;
+    };
+    let cases: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("case is JSON"))
+        .collect();
+    let stdin: String = cases.iter().map(|c| format!("{}\n", c["input"])).collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_runstart"))
+        .args(["route", "--jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("runstart runs");
+    let mut pipe = child.stdin.take().expect("stdin piped");
+    let writer = std::thread::spawn(move || pipe.write_all(stdin.as_bytes()));
+    let output = child.wait_with_output().expect("runstart finishes");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("stdin written");
+    // Some cases are unsatisfiable, so the status is 1.
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), cases.len());
+    let agree = cases
+        .iter()
+        .zip(&lines)
+        .filter(|(c, l)| {
+            normalize(&serde_json::from_str::<Value>(l).expect("JSON line"))
+                == normalize(&c["expected"])
+        })
+        .count();
+    println!(
+        "router conformance (cli --jsonl): {agree}/{} agree",
+        cases.len()
+    );
+    assert_eq!(agree, cases.len());
+}

@@ -1,6 +1,7 @@
 //! The `runstart` command line: argument parsing and printing only. Every subcommand lives in
 //! its own file and calls the library.
 
+mod route;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -29,6 +30,8 @@ struct Cli {
 enum Command {
     /// Validate one or more pack indexes (index.json) and report every problem.
     Validate(validate::Args),
+    /// Route a capability to a provider and model (prints the decision or the error as JSON).
+    Route(route::Args),
 }
 
 /// Output format shared by the subcommands.
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
     let mut out = stdout.lock();
     let result = match cli.command {
         Command::Validate(args) => validate::run(args, &mut out),
+        Command::Route(args) => route::run(args, &mut out),
     };
     let code = match result {
         Ok(code) => code,

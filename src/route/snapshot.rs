@@ -11,6 +11,9 @@ use super::wire::{
 };
 use std::collections::BTreeMap;
 
+/// A row before sorting: (tie-break key, row, further feature words, further tag words).
+type Staged = ((u32, bool, u32), Row, Vec<u64>, Vec<u64>);
+
 /// Sorted string table: lookups are binary searches (byte comparisons), never hashing.
 #[derive(Debug, Clone, Default)]
 struct SymTable {
@@ -41,20 +44,24 @@ impl SymTable {
     }
 }
 
-/// One `(provider, model)` tuple, flattened.
+/// One `(provider, model)` tuple, flattened. Rows are stored in tie-break order so the
+/// filter walks memory sequentially and emits survivors already ranked.
 #[derive(Debug, Clone, Copy)]
 struct Row {
-    provider: u32,
-    model: u32,
-    pid: u32,
-    mname: u32,
-    region: u32,
-    kind: u32,
+    /// First word of the model's feature bitset.
+    features: u64,
+    /// First word of the features-and-attributes bitset (what preferences match).
+    tags: u64,
     context_window: f64,
     prompt_cost: f64,
     /// NaN when the model reports none: every comparison with NaN fails, which is exactly
     /// upstream's `p95-latency-unknown` rejection.
     p95: f64,
+    pid: u32,
+    mname: u32,
+    kind: u32,
+    provider: u32,
+    model: u32,
     fallback: bool,
 }
 
@@ -84,21 +91,28 @@ struct Row {
 #[derive(Debug, Clone)]
 pub struct RouteSnapshot {
     providers: Vec<ProviderMetadata>,
+    /// Tuples in tie-break order (spec §2.9), ties kept in expansion order.
     rows: Vec<Row>,
-    /// Tuple indices in tie-break order (spec §2.9), ties kept in expansion order.
-    order: Vec<u32>,
     provider_ids: SymTable,
     model_names: SymTable,
     regions: SymTable,
     kinds: SymTable,
     /// Feature names and provider attributes (what preferences match).
     tags: SymTable,
-    /// `u64` words per tag bitset.
+    /// `u64` words per tag bitset; words after the first live in the `extra_*` vectors.
     words: usize,
-    /// Per row, `words` words: the model's features.
-    feature_bits: Vec<u64>,
-    /// Per row, `words` words: the model's features and the provider's attributes.
-    tag_bits: Vec<u64>,
+    /// Per row, `words - 1` further words of the feature bitset.
+    extra_features: Vec<u64>,
+    /// Per row, `words - 1` further words of the tag bitset.
+    extra_tags: Vec<u64>,
+    /// `u64` words per row set (one bit per row).
+    row_words: usize,
+    /// Per kind symbol, the set of rows of that kind (`row_words` words each).
+    kind_rows: Vec<u64>,
+    /// Per tag symbol below 64, the set of rows whose model has that feature.
+    feature_rows: Vec<u64>,
+    /// Per provider index: id, region and kind symbols.
+    provider_syms: Vec<(u32, u32)>,
 }
 
 /// What a snapshot route call reads besides the providers: the capability, the optional
@@ -150,6 +164,10 @@ pub struct Scratch {
     regular: Vec<u32>,
     fallbacks: Vec<u32>,
     keys: Vec<u128>,
+    groups: Vec<(u128, u32)>,
+    group_of: Vec<u8>,
+    rowset: Vec<u64>,
+    provider_ok: Vec<bool>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -187,6 +205,54 @@ struct Query {
     p: Dim,
     m: Dim,
     r: Dim,
+    /// Numeric needs folded per field: context window, prompt cost, p95 latency.
+    bounds: [Interval; 3],
+}
+
+/// Every numeric check on one field, folded into one closed interval.
+///
+/// Strict bounds become closed ones on the adjacent double (`x > v` iff `x >= next_up(v)` for
+/// non-NaN `x`), so a row costs two comparisons per checked field and no dispatch. A NaN field
+/// (a model without p95) fails any checked interval, as upstream rejects it.
+#[derive(Debug, Clone, Copy)]
+struct Interval {
+    on: bool,
+    lo: f64,
+    hi: f64,
+}
+
+impl Interval {
+    const ANY: Interval = Interval {
+        on: false,
+        lo: f64::NEG_INFINITY,
+        hi: f64::INFINITY,
+    };
+
+    #[inline]
+    fn admits(&self, v: f64) -> bool {
+        !self.on | ((v >= self.lo) & (v <= self.hi))
+    }
+
+    /// Narrows by `x <op> v`; false when nothing can pass any more.
+    fn narrow(&mut self, op: ComparisonOp, v: f64) -> bool {
+        self.on = true;
+        if v.is_nan() {
+            return false;
+        }
+        match op {
+            ComparisonOp::Ge => self.lo = self.lo.max(v),
+            ComparisonOp::Gt if v == f64::INFINITY => return false,
+            ComparisonOp::Gt => self.lo = self.lo.max(v.next_up()),
+            ComparisonOp::Le => self.hi = self.hi.min(v),
+            ComparisonOp::Lt if v == f64::NEG_INFINITY => return false,
+            ComparisonOp::Lt => self.hi = self.hi.min(v.next_down()),
+            ComparisonOp::Eq => {
+                self.lo = self.lo.max(v);
+                self.hi = self.hi.min(v);
+            }
+        }
+        true
+    }
 }
 
 impl Dim {
@@ -223,7 +289,7 @@ impl Dim {
 
     #[inline]
     fn passes(&self, bits: u64) -> bool {
-        bits & self.deny == 0 && bits & self.allow == self.allow
+        (bits & self.deny == 0) & (bits & self.allow == self.allow)
     }
 }
 
@@ -251,11 +317,13 @@ impl RouteSnapshot {
     /// Compiles a tenant's provider slice (in registry order, which is the expansion order).
     ///
     /// Interns ids, names, regions, kinds and feature/attribute strings, builds the feature
-    /// bitsets and sorts the tuples once by the collation tie-break.
+    /// bitsets, ranks the distinct provider ids and model names once with the collator and
+    /// stores the tuples in tie-break order.
     ///
     /// # Complexity
     ///
-    /// O(t·log t · s) for t tuples and collation cost s: paid once, not per route.
+    /// O(u·log u · s + t·log t) for u distinct ids and names, collation cost s and t tuples:
+    /// paid once, not per route.
     pub fn compile(providers: Vec<ProviderMetadata>) -> RouteSnapshot {
         let (provider_ids, pid_map) = SymTable::build(providers.iter().map(|p| p.id.as_str()));
         let (model_names, mname_map) = SymTable::build(
@@ -273,9 +341,11 @@ impl RouteSnapshot {
         }));
         let words = tags.len().div_ceil(64).max(1);
         let sym = |map: &BTreeMap<&str, u32>, s: &str| map.get(s).copied().unwrap_or(NO_SYM);
-        let mut rows = Vec::new();
-        let mut feature_bits = Vec::new();
-        let mut tag_bits = Vec::new();
+        let pid_rank = collation_ranks(&pid_map);
+        let mname_rank = collation_ranks(&mname_map);
+        let rank_of =
+            |ranks: &[u32], sym: u32| ranks.get(sym as usize).copied().unwrap_or(u32::MAX);
+        let mut staged: Vec<Staged> = Vec::new();
         for (pi, p) in providers.iter().enumerate() {
             let mut attr = vec![0u64; words];
             for a in p.attributes.iter().flatten() {
@@ -286,48 +356,82 @@ impl RouteSnapshot {
                 for f in &m.features {
                     set_bit(&mut feat, sym(&tag_map, f));
                 }
-                tag_bits.extend(feat.iter().zip(&attr).map(|(f, a)| f | a));
-                feature_bits.extend(feat);
-                rows.push(Row {
-                    provider: u32::try_from(pi).unwrap_or(u32::MAX),
-                    model: u32::try_from(mi).unwrap_or(u32::MAX),
-                    pid: sym(&pid_map, &p.id),
-                    mname: sym(&mname_map, &m.name),
-                    region: sym(&region_map, &p.region),
-                    kind: sym(&kind_map, p.kind_or_default()),
+                let tag: Vec<u64> = feat.iter().zip(&attr).map(|(f, a)| f | a).collect();
+                let pid = sym(&pid_map, &p.id);
+                let mname = sym(&mname_map, &m.name);
+                let is_default = p.default_model.as_deref() == Some(m.name.as_str());
+                let row = Row {
+                    features: feat.first().copied().unwrap_or(0),
+                    tags: tag.first().copied().unwrap_or(0),
                     context_window: m.context_window,
                     prompt_cost: m.cost.prompt_usd_per_1k_tokens,
                     p95: m.p95_latency_ms.unwrap_or(f64::NAN),
+                    pid,
+                    mname,
+                    kind: sym(&kind_map, p.kind_or_default()),
+                    provider: u32::try_from(pi).unwrap_or(u32::MAX),
+                    model: u32::try_from(mi).unwrap_or(u32::MAX),
                     fallback: p.fallback,
-                });
+                };
+                let key = (
+                    rank_of(&pid_rank, pid),
+                    !is_default,
+                    rank_of(&mname_rank, mname),
+                );
+                staged.push((
+                    key,
+                    row,
+                    feat.get(1..).unwrap_or_default().to_vec(),
+                    tag.get(1..).unwrap_or_default().to_vec(),
+                ));
             }
         }
-        let mut order: Vec<u32> = (0..u32::try_from(rows.len()).unwrap_or(u32::MAX)).collect();
-        {
-            let tuple = |i: u32| -> Option<Tuple<'_>> {
-                let r = rows.get(i as usize)?;
-                let p = providers.get(r.provider as usize)?;
-                Some((p, p.models.get(r.model as usize)?))
-            };
-            // Stable: tuples the comparator calls equal keep expansion order (spec §2.8).
-            order.sort_by(|&a, &b| match (tuple(a), tuple(b)) {
-                (Some(x), Some(y)) => reference::tie_break(x, y),
-                _ => a.cmp(&b),
-            });
+        // Stable: tuples the comparator calls equal keep expansion order (spec §2.8).
+        staged.sort_by_key(|(key, ..)| *key);
+        let mut rows = Vec::with_capacity(staged.len());
+        let mut extra_features = Vec::new();
+        let mut extra_tags = Vec::new();
+        for (_, row, f, t) in staged {
+            rows.push(row);
+            extra_features.extend(f);
+            extra_tags.extend(t);
         }
-        drop((pid_map, mname_map, region_map, kind_map, tag_map));
+        let row_words = rows.len().div_ceil(64);
+        let mut kind_rows = vec![0u64; kinds.len() * row_words];
+        let mut feature_rows = vec![0u64; tags.len().min(64) * row_words];
+        for (i, row) in rows.iter().enumerate() {
+            let (w, bit) = (i / 64, 1u64 << (i % 64));
+            if let Some(word) = kind_rows.get_mut(row.kind as usize * row_words + w) {
+                *word |= bit;
+            }
+            let mut f = row.features;
+            while f != 0 {
+                let tag = f.trailing_zeros() as usize;
+                f &= f - 1;
+                if let Some(word) = feature_rows.get_mut(tag * row_words + w) {
+                    *word |= bit;
+                }
+            }
+        }
+        let provider_syms = providers
+            .iter()
+            .map(|p| (sym(&pid_map, &p.id), sym(&region_map, &p.region)))
+            .collect();
         RouteSnapshot {
             providers,
             rows,
-            order,
             provider_ids,
             model_names,
             regions,
             kinds,
             tags,
             words,
-            feature_bits,
-            tag_bits,
+            extra_features,
+            extra_tags,
+            row_words,
+            kind_rows,
+            feature_rows,
+            provider_syms,
         }
     }
 
@@ -361,8 +465,9 @@ impl RouteSnapshot {
     ///
     /// Requested strings (kind, features, ids, names, regions, preference tags, hints) are
     /// looked up once per call by binary search; tuples are then filtered by integer and
-    /// bitset tests in precomputed tie-break order, so without preferences or hints no sort
-    /// happens at all. With a warm `scratch`, only the returned [`Routed`] allocates.
+    /// bitset tests in precomputed tie-break order, so without preferences or hints no
+    /// reordering happens at all, and with them survivors are bucketed by (hint, score).
+    /// With a warm `scratch`, only the returned [`Routed`] allocates.
     ///
     /// # Errors
     ///
@@ -371,8 +476,8 @@ impl RouteSnapshot {
     ///
     /// # Complexity
     ///
-    /// O(t·(w + n) + c·log c) for t tuples, w bitset words, n numeric needs and c candidates
-    /// that a sort must reorder (none when there are no preferences and no hints).
+    /// O(t·(w + n) + c·g) for t tuples, w bitset words, n numeric needs, c candidates and
+    /// g distinct (hint, score) groups (a sort of c integer keys past 64 groups).
     pub fn route_with(
         &self,
         request: &RouteRequest<'_>,
@@ -384,8 +489,8 @@ impl RouteSnapshot {
         if !q.impossible {
             if q.generic {
                 let checks = check::checks(request.capability, request.tenant_policy);
-                for &i in &self.order {
-                    if let (Some((p, m)), Some(row)) = (self.tuple(i), self.rows.get(i as usize))
+                for (i, row) in (0u32..).zip(&self.rows) {
+                    if let Some((p, m)) = self.tuple(i)
                         && checks.iter().all(|c| c.passes(p, m))
                     {
                         if row.fallback {
@@ -401,18 +506,23 @@ impl RouteSnapshot {
             }
         }
         let fallback = scratch.regular.is_empty();
-        let candidates = if fallback {
-            &scratch.fallbacks
-        } else {
-            &scratch.regular
-        };
+        let Scratch {
+            regular,
+            fallbacks,
+            prefs: pref_tags,
+            keys,
+            groups,
+            group_of,
+            ..
+        } = scratch;
+        let candidates: &[u32] = if fallback { fallbacks } else { regular };
         if candidates.is_empty() {
             return Err(self.diagnose(request));
         }
         let prefs = request.capability.prefer.as_deref().unwrap_or_default();
         let hints = request.preferred_provider.is_some() || request.preferred_model.is_some();
         let order = if prefs.is_empty() && !hints {
-            candidates.clone()
+            candidates.to_vec()
         } else {
             let want_p = request
                 .preferred_provider
@@ -420,37 +530,26 @@ impl RouteSnapshot {
             let want_m = request
                 .preferred_model
                 .map(|s| self.model_names.get(s).unwrap_or(NO_SYM));
-            scratch.keys.clear();
-            for (pos, &i) in candidates.iter().enumerate() {
+            let group_key = |i: u32| -> u128 {
                 let Some(row) = self.rows.get(i as usize) else {
-                    continue;
+                    return u128::MAX;
                 };
                 let hit = want_p.is_none_or(|w| w == row.pid && w != NO_SYM)
                     && want_m.is_none_or(|w| w == row.mname && w != NO_SYM);
-                let score_key = if prefs.is_empty() {
+                let score_key = if pref_tags.is_empty() {
                     0
                 } else {
-                    let base = i as usize * self.words;
                     let mut score = 0.0;
-                    for &(tag, weight) in &scratch.prefs {
-                        if tag != NO_SYM && has_bit(&self.tag_bits, base, tag) {
+                    for &(tag, weight) in pref_tags.iter() {
+                        if self.has_tag(i, row, tag) {
                             score += weight;
                         }
                     }
                     descending_score_key(score)
                 };
-                let pos = u32::try_from(pos).unwrap_or(u32::MAX);
-                scratch.keys.push(
-                    (u128::from(!hit) << 96) | (u128::from(score_key) << 32) | u128::from(pos),
-                );
-            }
-            // Keys are unique (they end in the position), so an unstable sort is deterministic.
-            scratch.keys.sort_unstable();
-            scratch
-                .keys
-                .iter()
-                .filter_map(|k| candidates.get((*k & 0xffff_ffff) as usize).copied())
-                .collect()
+                (u128::from(!hit) << 64) | u128::from(score_key)
+            };
+            rank_candidates(candidates, group_key, keys, groups, group_of)
         };
         Ok(Routed {
             snapshot: self,
@@ -462,49 +561,107 @@ impl RouteSnapshot {
         })
     }
 
-    /// The bitset filter over tuples in tie-break order.
+    #[inline]
+    fn has_tag(&self, i: u32, row: &Row, tag: u32) -> bool {
+        if tag == NO_SYM {
+            return false;
+        }
+        if tag < 64 {
+            return row.tags & (1 << tag) != 0;
+        }
+        let extra = self.words - 1;
+        has_bit(&self.extra_tags, i as usize * extra, tag - 64)
+    }
+
+    /// The filter, in tie-break order.
+    ///
+    /// Kind and feature needs are answered for all rows at once by AND-ing precomputed row
+    /// sets; provider-level lists (ids, regions) are decided once per provider; only rows
+    /// left after that are tested one by one (model lists, numeric needs).
     fn filter(&self, q: &Query, s: &mut Scratch) {
-        let words = self.words;
-        for &i in &self.order {
-            let Some(row) = self.rows.get(i as usize) else {
-                continue;
-            };
-            if row.kind != q.kind {
-                continue;
+        let rw = self.row_words;
+        let Scratch {
+            rowset,
+            provider_ok,
+            pmask,
+            mmask,
+            rmask,
+            need_features,
+            regular,
+            fallbacks,
+            ..
+        } = s;
+        let bits = |mask: &[u64], sym: u32| mask.get(sym as usize).copied().unwrap_or(0);
+        rowset.clear();
+        let kind_start = q.kind as usize * rw;
+        rowset.extend_from_slice(
+            self.kind_rows
+                .get(kind_start..kind_start + rw)
+                .unwrap_or_default(),
+        );
+        let need0 = need_features.first().copied().unwrap_or(0);
+        let mut need = need0;
+        while need != 0 {
+            let tag = need.trailing_zeros() as usize;
+            need &= need - 1;
+            let start = tag * rw;
+            let set = self.feature_rows.get(start..start + rw).unwrap_or_default();
+            for (w, f) in rowset.iter_mut().zip(set) {
+                *w &= f;
             }
-            let base = i as usize * words;
-            let feats = self
-                .feature_bits
-                .get(base..base + words)
-                .unwrap_or_default();
-            if feats
-                .iter()
-                .zip(&s.need_features)
-                .any(|(have, need)| have & need != *need)
-            {
-                continue;
-            }
-            let bits = |mask: &[u64], sym: u32| mask.get(sym as usize).copied().unwrap_or(0);
-            if !q.p.passes(bits(&s.pmask, row.pid))
-                || !q.m.passes(bits(&s.mmask, row.mname))
-                || !q.r.passes(bits(&s.rmask, row.region))
-            {
-                continue;
-            }
-            if !s.nums.iter().all(|c| {
-                let v = match c.field {
-                    Field::ContextWindow => row.context_window,
-                    Field::PromptCost => row.prompt_cost,
-                    Field::P95 => row.p95,
+        }
+        provider_ok.clear();
+        provider_ok.extend(
+            self.provider_syms.iter().map(|&(pid, region)| {
+                q.p.passes(bits(pmask, pid)) && q.r.passes(bits(rmask, region))
+            }),
+        );
+        let need_rest = need_features.get(1..).unwrap_or_default();
+        let extra = self.words - 1;
+        for (w, &word) in rowset.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let b = word.trailing_zeros() as usize;
+                word &= word - 1;
+                let i = w * 64 + b;
+                let Some(row) = self.rows.get(i) else {
+                    continue;
                 };
-                c.op.holds(v, c.value)
-            }) {
-                continue;
-            }
-            if row.fallback {
-                s.fallbacks.push(i);
-            } else {
-                s.regular.push(i);
+                if !provider_ok
+                    .get(row.provider as usize)
+                    .copied()
+                    .unwrap_or(false)
+                    || !q.m.passes(bits(mmask, row.mname))
+                {
+                    continue;
+                }
+                let [cw, cost, p95] = &q.bounds;
+                if !(cw.admits(row.context_window)
+                    & cost.admits(row.prompt_cost)
+                    & p95.admits(row.p95))
+                {
+                    continue;
+                }
+                if extra > 0 {
+                    let base = i * extra;
+                    let have = self
+                        .extra_features
+                        .get(base..base + extra)
+                        .unwrap_or_default();
+                    if !have
+                        .iter()
+                        .zip(need_rest)
+                        .all(|(have, need)| have & need == *need)
+                    {
+                        continue;
+                    }
+                }
+                let i = u32::try_from(i).unwrap_or(u32::MAX);
+                if row.fallback {
+                    fallbacks.push(i);
+                } else {
+                    regular.push(i);
+                }
             }
         }
     }
@@ -523,6 +680,7 @@ impl RouteSnapshot {
             p: Dim::default(),
             m: Dim::default(),
             r: Dim::default(),
+            bounds: [Interval::ANY; 3],
         };
         match self.kinds.get(req.capability.kind_or_default()) {
             Some(k) => q.kind = k,
@@ -629,6 +787,16 @@ impl RouteSnapshot {
             }
         }
         q.generic = !fits;
+        for c in &s.nums {
+            let slot = match c.field {
+                Field::ContextWindow => &mut q.bounds[0],
+                Field::PromptCost => &mut q.bounds[1],
+                Field::P95 => &mut q.bounds[2],
+            };
+            if !slot.narrow(c.op, c.value) {
+                q.impossible = true;
+            }
+        }
         for pref in req.capability.prefer.as_deref().unwrap_or_default() {
             s.prefs
                 .push((self.tags.get(&pref.feature).unwrap_or(NO_SYM), pref.weight));
@@ -647,6 +815,102 @@ impl RouteSnapshot {
             request.tenant_policy.and_then(|p| p.tenant_id.clone()),
         )
     }
+}
+
+/// Dense collation ranks of interned strings, indexed by symbol: equal-comparing strings
+/// (ignorable code points) share a rank, so the integer order is exactly `localeCompare`'s.
+fn collation_ranks(map: &BTreeMap<&str, u32>) -> Vec<u32> {
+    let mut by_collation: Vec<(&str, u32)> = map.iter().map(|(s, i)| (*s, *i)).collect();
+    by_collation.sort_by(|a, b| super::collate::compare(a.0, b.0));
+    let mut ranks = vec![0u32; map.len()];
+    let mut rank = 0u32;
+    let mut prev: Option<&str> = None;
+    for (s, sym) in by_collation {
+        if prev.is_some_and(|p| super::collate::compare(p, s).is_ne()) {
+            rank += 1;
+        }
+        prev = Some(s);
+        if let Some(slot) = ranks.get_mut(sym as usize) {
+            *slot = rank;
+        }
+    }
+    ranks
+}
+
+/// Orders candidates (row indices, ascending = tie-break order) by their group key (hint miss,
+/// then descending score), keeping tie-break order inside a group.
+///
+/// Few distinct groups is the norm (a score is a sum over a handful of weights), so this is a
+/// counting sort over at most 64 groups; more groups fall back to one integer sort.
+fn rank_candidates(
+    candidates: &[u32],
+    group_key: impl Fn(u32) -> u128,
+    keys: &mut Vec<u128>,
+    groups: &mut Vec<(u128, u32)>,
+    group_of: &mut Vec<u8>,
+) -> Vec<u32> {
+    const MAX_GROUPS: usize = 64;
+    groups.clear();
+    group_of.clear();
+    keys.clear();
+    let mut overflow = false;
+    for &i in candidates {
+        let k = group_key(i);
+        keys.push(k);
+        if overflow {
+            continue;
+        }
+        let g = match groups.iter().position(|(x, _)| *x == k) {
+            Some(g) => g,
+            None if groups.len() < MAX_GROUPS => {
+                groups.push((k, 0));
+                groups.len() - 1
+            }
+            None => {
+                overflow = true;
+                continue;
+            }
+        };
+        if let Some(entry) = groups.get_mut(g) {
+            entry.1 += 1;
+        }
+        group_of.push(u8::try_from(g).unwrap_or(u8::MAX));
+    }
+    if overflow {
+        // Keys end in the (unique) row index, so an unstable sort is deterministic.
+        let mut full: Vec<(u128, u32)> = keys
+            .iter()
+            .copied()
+            .zip(candidates.iter().copied())
+            .collect();
+        full.sort_unstable();
+        return full.into_iter().map(|(_, i)| i).collect();
+    }
+    // Groups in key order; each group's start offset, indexed by first-seen group number.
+    let mut sorted = [(0u128, 0usize); MAX_GROUPS];
+    for (slot, (g, (k, _))) in sorted.iter_mut().zip(groups.iter().enumerate()) {
+        *slot = (*k, g);
+    }
+    let sorted = sorted.get_mut(..groups.len()).unwrap_or_default();
+    sorted.sort_unstable();
+    let mut start = [0u32; MAX_GROUPS];
+    let mut offset = 0u32;
+    for &mut (_, g) in sorted {
+        if let (Some(slot), Some((_, count))) = (start.get_mut(g), groups.get(g)) {
+            *slot = offset;
+            offset += count;
+        }
+    }
+    let mut out = vec![0u32; candidates.len()];
+    for (&i, &g) in candidates.iter().zip(group_of.iter()) {
+        if let Some(pos) = start.get_mut(usize::from(g)) {
+            if let Some(slot) = out.get_mut(*pos as usize) {
+                *slot = i;
+            }
+            *pos += 1;
+        }
+    }
+    out
 }
 
 fn set_bit(bits: &mut [u64], sym: u32) {
@@ -734,6 +998,107 @@ impl<'s> Routed<'s> {
                 .collect(),
             fallback: self.fallback,
             reason: self.reason(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::route;
+    use serde_json::json;
+
+    fn input(v: serde_json::Value) -> RouteInput {
+        serde_json::from_value(v).expect("test input parses")
+    }
+
+    fn agree(input: &RouteInput) {
+        let snapshot = RouteSnapshot::compile(input.providers.clone());
+        let fast = snapshot
+            .route(&RouteRequest::from_input(input))
+            .map(|r| r.to_decision());
+        assert_eq!(fast, route(input));
+    }
+
+    /// Many providers with `n` models each; model `j` of provider `i` has feature `f<(i+j)%k>`
+    /// and attribute `a<i % 8>`.
+    fn wide(providers: usize, k: usize) -> Vec<serde_json::Value> {
+        (0..providers)
+            .map(|i| {
+                let models: Vec<_> = (0..3)
+                    .map(|j| {
+                        json!({"name": format!("m{j}"), "contextWindow": 1000 * (j + 1),
+                               "features": [format!("f{}", (i + j) % k), "tool-use"],
+                               "cost": {"promptUsdPer1kTokens": 0.001 * j as f64, "completionUsdPer1kTokens": 0}})
+                    })
+                    .collect();
+                json!({"id": format!("p{i}"), "region": "eu", "models": models,
+                       "attributes": [format!("a{}", i % 8), format!("b{}", i % 7)]})
+            })
+            .collect()
+    }
+
+    #[test]
+    fn more_than_64_tags_use_the_extra_words() {
+        let providers = wide(100, 90);
+        assert!(
+            RouteSnapshot::compile(
+                input(json!({"capability": {"needs": []}, "providers": providers})).providers
+            )
+            .words
+                > 1
+        );
+        for f in ["f0", "f70", "f89", "tool-use", "a3", "nope"] {
+            agree(&input(json!({
+                "capability": {"needs": [{"feature": f}], "prefer": [{"feature": "f80", "weight": 1}, {"feature": "a2", "weight": 2}]},
+                "providers": providers,
+            })));
+        }
+    }
+
+    #[test]
+    fn more_than_63_allow_lists_use_the_generic_path() {
+        let needs: Vec<_> = (0..70)
+            .map(|i| json!({"providers": {"allow": ["p1", "p2", format!("p{i}")]}}))
+            .collect();
+        agree(&input(
+            json!({"capability": {"needs": needs}, "providers": wide(10, 5)}),
+        ));
+    }
+
+    #[test]
+    fn more_than_64_score_groups_fall_back_to_a_full_sort() {
+        // Eight attribute preferences with weights 1, 2, 4, … give every (a, b) pair its own
+        // score: up to 56 groups from attributes times hint hits and misses.
+        let prefer: Vec<_> =
+            (0..8)
+                .map(|i| json!({"feature": format!("a{i}"), "weight": f64::from(1 << i)}))
+                .chain((0..7).map(
+                    |i| json!({"feature": format!("b{i}"), "weight": f64::from(1 << (i + 8))}),
+                ))
+                .collect();
+        agree(&input(json!({
+            "capability": {"needs": [], "prefer": prefer},
+            "providers": wide(120, 5),
+            "preferredModel": "m1",
+        })));
+    }
+
+    #[test]
+    fn strict_and_equal_bounds_fold_like_the_predicates() {
+        for (op, v) in [
+            (">", 1000.0),
+            ("<", 3000.0),
+            ("=", 2000.0),
+            (">=", 2000.0),
+            ("<=", 1000.0),
+            (">", 3000.0),
+        ] {
+            agree(&input(json!({
+                "capability": {"needs": [{"contextWindow": {"op": op, "value": v}}, {"costPerCall": {"op": ">", "usd": 0}}]},
+                "providers": wide(6, 3),
+                "tenantPolicy": {"tenantId": "t", "maxTokensPerCall": 1000, "maxCostPerCallUsd": 0.002},
+            })));
         }
     }
 }
