@@ -1,6 +1,7 @@
 //! The `runstart` command line: argument parsing and printing only. Every subcommand lives in
 //! its own file and calls the library.
 
+mod resolve;
 mod route;
 mod validate;
 
@@ -32,6 +33,8 @@ enum Command {
     Validate(validate::Args),
     /// Route a capability to a provider and model (prints the decision or the error as JSON).
     Route(route::Args),
+    /// Resolve tool references (npm ranges) against the tools of pack indexes.
+    Resolve(resolve::Args),
 }
 
 /// Output format shared by the subcommands.
@@ -63,6 +66,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Validate(args) => validate::run(args, &mut out),
         Command::Route(args) => route::run(args, &mut out),
+        Command::Resolve(args) => resolve::run(args, &mut out),
     };
     let code = match result {
         Ok(code) => code,

@@ -3,6 +3,7 @@
 //! blocks. Upstream finds these at publish or only at turn start; runstart finds them at
 //! deploy.
 
+use crate::catalog::deploy_pin_message;
 use crate::diagnostics::Issue;
 use crate::index::{PackIndex, raw_list};
 use crate::range::{Range, compare_versions, parse_version};
@@ -167,11 +168,12 @@ impl<'a> PackRefs<'a> {
             }
         };
         let Some(versions) = self.tools.get(id).filter(|v| !v.is_empty()) else {
+            let none: [&str; 0] = [];
             return Some(
                 Issue::error(
                     TOOL_NOT_FOUND,
                     "",
-                    format!("agent \"{agent_id}\": tool \"{id}\" has no published version; publish the tool first"),
+                    deploy_pin_message(agent_id, id, range_text, &none),
                 )
                 .with_param("toolId", id),
             );
@@ -187,10 +189,7 @@ impl<'a> PackRefs<'a> {
             Issue::error(
                 TOOL_VERSION_UNRESOLVABLE,
                 "",
-                format!(
-                    "agent \"{agent_id}\": tool \"{id}\" has no published version in \"{range_text}\" (published: {}); publish one in range first, or change the range",
-                    published.join(", ")
-                ),
+                deploy_pin_message(agent_id, id, range_text, &published),
             )
             .with_param("toolId", id)
             .with_param("requestedRange", range_text)

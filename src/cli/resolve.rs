@@ -1,0 +1,190 @@
+//! `runstart resolve <index.json>... --tool <id> --range <range>` and `--agents`: resolve tool
+//! references against the tools of one or more pack indexes, as run start would.
+
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format};
+use runstart::catalog::{Catalog, ToolRange};
+use runstart::index::load;
+use runstart::range::parse_version;
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The single tenant the CLI's catalog uses.
+const TENANT: &str = "cli";
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["tool", "agents"])))]
+pub struct Args {
+    /// Pack index files whose tools form the catalog.
+    #[arg(required = true, value_name = "INDEX")]
+    files: Vec<PathBuf>,
+    /// Tool id to resolve (with --range).
+    #[arg(long, requires = "range")]
+    tool: Option<String>,
+    /// npm semver range to resolve --tool with.
+    #[arg(long, allow_hyphen_values = true)]
+    range: Option<String>,
+    /// List every agent tool reference of the indexes with its resolution.
+    #[arg(long)]
+    agents: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+/// Where a catalog entry came from.
+#[derive(Debug, Clone)]
+struct Source {
+    file: String,
+    pointer: String,
+}
+
+/// One agent's tool references: `(tool id, range)`.
+struct AgentRefs {
+    id: String,
+    version: String,
+    refs: Vec<(String, String)>,
+}
+
+struct Loaded {
+    file: String,
+    agents: Vec<AgentRefs>,
+}
+
+pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
+    let mut catalog: Catalog<Source> = Catalog::new();
+    let mut loaded = Vec::new();
+    for path in &args.files {
+        let file = path.display().to_string();
+        let bytes =
+            std::fs::read(path).map_err(|e| CliError::Usage(format!("cannot read {file}: {e}")))?;
+        let l = load(&bytes);
+        let Some(index) = l.index else {
+            let why = l
+                .report
+                .issues()
+                .first()
+                .map(|i| i.message().to_owned())
+                .unwrap_or_default();
+            return Err(CliError::Usage(format!(
+                "{file} is not a usable pack index: {why}"
+            )));
+        };
+        for tool in &index.tools {
+            let version = tool.entry.version.as_deref().unwrap_or(&index.pack_version);
+            let Some(v) = parse_version(version) else {
+                continue;
+            };
+            let source = Source {
+                file: file.clone(),
+                pointer: format!("/tools/{}", tool.index),
+            };
+            // A second file defining the same tool version does not replace the first.
+            let _ = catalog.insert(TENANT, &tool.entry.id, v, source);
+        }
+        let agents = index
+            .agents
+            .iter()
+            .map(|a| {
+                let refs = a
+                    .entry
+                    .tools
+                    .iter()
+                    .map(|t| (t.id.clone(), t.version.clone()))
+                    .collect();
+                (a.entry.id.clone(), a.entry.version.clone(), refs)
+            })
+            .collect();
+        loaded.push(Loaded { file, agents });
+    }
+    let resolve = |id: &str, range: &str| -> Result<(String, Source), (String, String)> {
+        let range = ToolRange::new(range);
+        catalog
+            .resolve(TENANT, id, &range)
+            .map(|hit| (hit.version.to_string(), hit.value.clone()))
+            .map_err(|e| (e.code().to_owned(), e.to_string()))
+    };
+    let mut failures = 0usize;
+    let mut rows = Vec::new();
+    if let (Some(tool), Some(range)) = (&args.tool, &args.range) {
+        let result = resolve(tool, range);
+        failures += usize::from(result.is_err());
+        rows.push((None, tool.clone(), range.clone(), result));
+    }
+    if args.agents {
+        for l in &loaded {
+            for AgentRefs {
+                id: agent,
+                version,
+                refs,
+            } in &l.agents
+            {
+                for (tool, range) in refs {
+                    let result = resolve(tool, range);
+                    failures += usize::from(result.is_err());
+                    rows.push((
+                        Some((l.file.clone(), agent.clone(), version.clone())),
+                        tool.clone(),
+                        range.clone(),
+                        result,
+                    ));
+                }
+            }
+        }
+    }
+    match args.format {
+        Format::Human => {
+            for (agent, tool, range, result) in &rows {
+                if let Some((_, a, v)) = agent {
+                    write!(out, "{a}@{v}: ")?;
+                }
+                match result {
+                    Ok((version, src)) => writeln!(
+                        out,
+                        "{tool} {range:?} -> {version} ({} {})",
+                        src.file, src.pointer
+                    )?,
+                    Err((code, message)) => {
+                        writeln!(out, "{tool} {range:?} -> error[{code}] {message}")?
+                    }
+                }
+            }
+        }
+        Format::Json => {
+            let list: Vec<_> = rows
+                .iter()
+                .map(|(agent, tool, range, result)| {
+                    let mut row = json!({"tool": tool, "range": range});
+                    if let Some((file, a, v)) = agent {
+                        row["file"] = json!(file);
+                        row["agent"] = json!(a);
+                        row["agentVersion"] = json!(v);
+                    }
+                    match result {
+                        Ok((version, src)) => {
+                            row["version"] = json!(version);
+                            row["source"] = json!({"file": src.file, "pointer": src.pointer});
+                        }
+                        Err((code, message)) => {
+                            row["error"] = json!({"code": code, "message": message})
+                        }
+                    }
+                    row
+                })
+                .collect();
+            let value = if args.agents {
+                json!(list)
+            } else {
+                list.into_iter().next().unwrap_or_default()
+            };
+            serde_json::to_writer_pretty(&mut *out, &value)
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            writeln!(out)?;
+        }
+    }
+    Ok(if failures > 0 {
+        EXIT_PROBLEMS
+    } else {
+        EXIT_CLEAN
+    })
+}
