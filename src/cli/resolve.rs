@@ -92,7 +92,11 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
                     .iter()
                     .map(|t| (t.id.clone(), t.version.clone()))
                     .collect();
-                (a.entry.id.clone(), a.entry.version.clone(), refs)
+                AgentRefs {
+                    id: a.entry.id.clone(),
+                    version: a.entry.version.clone(),
+                    refs,
+                }
             })
             .collect();
         loaded.push(Loaded { file, agents });
