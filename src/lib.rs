@@ -10,3 +10,4 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod diagnostics;
+pub mod template;
