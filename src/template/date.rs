@@ -123,6 +123,45 @@ fn parse_iso(s: &str) -> Option<f64> {
     Some((days * 86_400_000 + ms - offset_min * 60_000) as f64)
 }
 
+/// V8's fallback date parser, for the shapes that reach `date` from plain values: numbers
+/// separated by anything read as month, day, year (`"5"` is 2001-05-01, `"1.2.0"` is
+/// 2000-01-02, `"1,2,3"` is 2003-01-02); words are skipped; no number means invalid.
+fn parse_legacy(s: &str) -> Option<f64> {
+    let mut nums: Vec<i64> = Vec::new();
+    let mut cur: Option<i64> = None;
+    for c in s.chars() {
+        if let Some(d) = c.to_digit(10) {
+            cur = Some(
+                cur.unwrap_or(0)
+                    .saturating_mul(10)
+                    .saturating_add(i64::from(d)),
+            );
+        } else if let Some(n) = cur.take() {
+            nums.push(n);
+        }
+    }
+    if let Some(n) = cur {
+        nums.push(n);
+    }
+    if nums.is_empty() || nums.len() > 3 {
+        return None;
+    }
+    let m = nums[0];
+    let d = nums.get(1).copied().unwrap_or(1);
+    let mut y = nums.get(2).copied().unwrap_or(2001);
+    if nums.len() == 3 {
+        if y < 50 {
+            y += 2000;
+        } else if y < 100 {
+            y += 1900;
+        }
+    }
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    Some((days_from_civil(y, m, d) * 86_400_000) as f64)
+}
+
 fn timestamp(v: &Val<'_>) -> Option<f64> {
     let ms = match v {
         Val::Num(n) => n * 1000.0,
@@ -137,11 +176,21 @@ fn timestamp(v: &Val<'_>) -> Option<f64> {
                     .unwrap_or(0.0);
                 now
             } else {
-                parse_iso(s.trim())?
+                match parse_iso(s.trim()) {
+                    Some(ms) => ms,
+                    None => parse_legacy(s)?,
+                }
             }
         }
         Val::Bool(b) => f64::from(u8::from(*b)),
-        Val::Nil => 0.0,
+        // `new Date([..])` parses the array's string form
+        _ if v.is_array() => {
+            let s = js_string(v);
+            match parse_iso(s.trim()) {
+                Some(ms) => ms,
+                None => parse_legacy(&s)?,
+            }
+        }
         _ => return None,
     };
     (ms.is_finite() && ms.abs() <= 8.64e15).then_some(ms)

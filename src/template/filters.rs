@@ -141,10 +141,12 @@ fn utf16_slice(s: &str, from: usize, to: usize) -> String {
     String::from_utf16_lossy(&units[from..to])
 }
 
-/// `toArray`: arrays stay, nil becomes empty, anything else is wrapped.
+/// `toArray`: arrays stay, nil becomes empty (`nul | where: …` renders nothing), anything
+/// else is wrapped.
 fn to_array<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
     match v.items() {
         Some(items) => items,
+        None if matches!(v, Val::Nil | Val::Undef) => Vec::new(),
         None => vec![v.clone()],
     }
 }

@@ -154,7 +154,11 @@ impl<'a> Renderer<'a> {
                 self.cycles.insert(fp, (idx + 1) % n);
                 if let Some(c) = candidates.get(idx) {
                     let v = self.expr(c)?;
-                    write_val(out, &v);
+                    // a tag's return value is written only when truthy in JS
+                    // (`html && emitter.write(html)`), so `{% cycle 'a', false %}` writes nothing
+                    if v.truthy_js() {
+                        write_val(out, &v);
+                    }
                 }
             }
             Node::Assign { name, value } => {
