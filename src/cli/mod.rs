@@ -1,6 +1,7 @@
 //! The `runstart` command line: argument parsing and printing only. Every subcommand lives in
 //! its own file and calls the library.
 
+mod template;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -10,7 +11,6 @@ use std::process::ExitCode;
 /// Exit status: no errors found.
 pub const EXIT_CLEAN: u8 = 0;
 /// Exit status: the input has problems.
-#[allow(dead_code)] // used once validate lands
 pub const EXIT_PROBLEMS: u8 = 1;
 /// Exit status: usage or I/O error.
 pub const EXIT_USAGE: u8 = 2;
@@ -30,6 +30,8 @@ struct Cli {
 enum Command {
     /// Validate one or more pack indexes (index.json) and report every problem.
     Validate(validate::Args),
+    /// Parse a Liquid template: print the variables it reads and the problems found.
+    Template(template::Args),
 }
 
 /// Output format shared by the subcommands.
@@ -60,6 +62,7 @@ pub fn main() -> ExitCode {
     let mut out = stdout.lock();
     let result = match cli.command {
         Command::Validate(args) => validate::run(args, &mut out),
+        Command::Template(args) => template::run(args, &mut out),
     };
     let code = match result {
         Ok(code) => code,

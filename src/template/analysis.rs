@@ -205,7 +205,7 @@ impl Analyzer {
     fn node(&mut self, n: &Node) {
         match n {
             Node::Text(..) | Node::Raw(..) | Node::Break | Node::Continue | Node::Echo(None) => {}
-            Node::Output(v, _) | Node::Echo(Some(v)) => self.filtered(v),
+            Node::Output(v) | Node::Echo(Some(v)) => self.filtered(v),
             Node::If {
                 branches,
                 else_body,

@@ -109,7 +109,6 @@ pub(crate) enum FilterArg {
 pub(crate) struct FilteredValue {
     pub(crate) initial: Vec<Expr>,
     pub(crate) filters: Vec<FilterCall>,
-    pub(crate) begin: usize,
 }
 
 /// A tag that reads another template; parsed, but a prompt has no template root.
@@ -118,7 +117,6 @@ pub(crate) enum PartialTag {
     Include,
     Render,
     Layout,
-    Block,
 }
 
 impl PartialTag {
@@ -127,7 +125,6 @@ impl PartialTag {
             PartialTag::Include => "include",
             PartialTag::Render => "render",
             PartialTag::Layout => "layout",
-            PartialTag::Block => "block",
         }
     }
 }
@@ -151,7 +148,7 @@ pub(crate) struct LoopHead {
 #[derive(Debug, Clone)]
 pub(crate) enum Node {
     Text(usize, usize),
-    Output(FilteredValue, usize),
+    Output(FilteredValue),
     If {
         unless: bool,
         branches: Vec<Branch>,

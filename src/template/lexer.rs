@@ -253,10 +253,6 @@ impl<'s> Cursor<'s> {
         snapshot(self.s, self.p, self.n)
     }
 
-    pub(crate) fn remaining(&self) -> &'s str {
-        self.s.get(self.p.min(self.n)..self.n).unwrap_or("")
-    }
-
     /// `readIdentifier`: blanks, then word characters. Returns the byte range.
     pub(crate) fn read_identifier(&mut self) -> (usize, usize) {
         self.skip_blank();
@@ -342,7 +338,6 @@ impl<'s> Cursor<'s> {
 
     /// `readFilteredValue`: an expression and its filters.
     pub(crate) fn read_filtered_value(&mut self) -> PResult<FilteredValue> {
-        let begin = self.p;
         let initial = self.read_expression()?;
         if initial.is_empty() {
             return Err(self.error(
@@ -364,11 +359,7 @@ impl<'s> Cursor<'s> {
                 ));
             }
         }
-        Ok(FilteredValue {
-            initial,
-            filters,
-            begin,
-        })
+        Ok(FilteredValue { initial, filters })
     }
 
     fn read_filter(&mut self) -> PResult<Option<FilterCall>> {

@@ -45,12 +45,14 @@ mod error;
 mod filters;
 mod lexer;
 mod parser;
+mod prompt;
 mod render;
 mod value;
 
 pub use analysis::{AnalysisError, Segment, VariableRef};
 pub use check::{AllowedVariables, CheckIssue, CheckIssueKind, InputPolicy};
 pub use error::{ParseError, ParseErrorKind, RenderError, RenderErrorKind};
+pub use prompt::{AutoVariables, PromptError, PromptParameter, prompt_context};
 
 use serde_json::Value;
 

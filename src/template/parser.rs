@@ -291,9 +291,9 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                 }
                 continue;
             }
-            Token::Output { begin, content, .. } => {
+            Token::Output { content, .. } => {
                 let v = value_of(s, content)?;
-                push!(Node::Output(v, begin));
+                push!(Node::Output(v));
                 continue;
             }
             Token::Tag { name, args, .. } => (s.get(name.0..name.1).unwrap_or(""), args),

@@ -86,7 +86,7 @@ impl<'a> Renderer<'a> {
     fn node(&mut self, node: &'a Node, out: &mut String) -> RResult<()> {
         match node {
             Node::Text(b, e) | Node::Raw(b, e) => out.push_str(self.src.get(*b..*e).unwrap_or("")),
-            Node::Output(v, _) | Node::Echo(Some(v)) => {
+            Node::Output(v) | Node::Echo(Some(v)) => {
                 let v = self.filtered(v)?;
                 write_val(out, &v);
             }
