@@ -312,11 +312,9 @@ fn path_segments(e: &Expr) -> Vec<Segment> {
     segs
 }
 
-/// Global reads in LiquidJS's order: grouped by root in order of first appearance, then in
-/// source order; exact duplicates removed.
+/// Every global read in source order, and the partial tags met.
 pub(crate) struct Analysis {
-    pub(crate) globals: Vec<VariableRef>,
-    pub(crate) all_reads: Vec<VariableRef>,
+    pub(crate) reads: Vec<VariableRef>,
     pub(crate) partials: Vec<(PartialTag, usize)>,
 }
 
@@ -328,9 +326,17 @@ pub(crate) fn analyze(nodes: &[Node]) -> Analysis {
         partials: Vec::new(),
     };
     a.nodes(nodes);
-    let all_reads = a.globals.clone();
+    Analysis {
+        reads: a.globals,
+        partials: a.partials,
+    }
+}
+
+/// Global reads in LiquidJS's order: grouped by root in order of first appearance, then in
+/// source order; exact duplicates removed.
+pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<VariableRef> {
     let mut roots: Vec<&str> = Vec::new();
-    for g in &a.globals {
+    for g in reads {
         if let Some(r) = g.root()
             && !roots.contains(&r)
         {
@@ -339,17 +345,13 @@ pub(crate) fn analyze(nodes: &[Node]) -> Analysis {
     }
     let mut globals: Vec<VariableRef> = Vec::new();
     for r in roots {
-        for g in a.globals.iter().filter(|g| g.root() == Some(r)) {
+        for g in reads.iter().filter(|g| g.root() == Some(r)) {
             if !globals.iter().any(|x| x.segments == g.segments) {
                 globals.push(g.clone());
             }
         }
     }
-    Analysis {
-        globals,
-        all_reads,
-        partials: a.partials,
-    }
+    globals
 }
 
 pub(crate) fn partial_error(p: &[(PartialTag, usize)]) -> Option<AnalysisError> {

@@ -156,7 +156,8 @@ fn parse_legacy(s: &str) -> Option<f64> {
             y += 1900;
         }
     }
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    // JS dates end at year 275760
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || y > 275_760 {
         return None;
     }
     Some((days_from_civil(y, m, d) * 86_400_000) as f64)
@@ -170,11 +171,10 @@ fn timestamp(v: &Val<'_>) -> Option<f64> {
             if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
                 to_number(v) * 1000.0
             } else if s == "now" || s == "today" {
-                let now = std::time::SystemTime::now()
+                std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map(|d| d.as_millis() as f64)
-                    .unwrap_or(0.0);
-                now
+                    .unwrap_or(0.0)
             } else {
                 match parse_iso(s.trim()) {
                     Some(ms) => ms,

@@ -887,18 +887,20 @@ fn whitespace_control(s: &str, tokens: &mut [Token]) {
             } => (trim_left, trim_right, None),
             Token::Html { .. } => continue,
         };
-        if !in_raw && tl && i > 0 {
-            if let Some(Token::Html { begin, end }) = tokens.get_mut(i - 1) {
-                while *end > *begin {
-                    let mut q = *end - 1;
-                    while q > *begin && !s.is_char_boundary(q) {
-                        q -= 1;
-                    }
-                    if is_blank_at(s, q, *end) {
-                        *end = q;
-                    } else {
-                        break;
-                    }
+        if !in_raw
+            && tl
+            && i > 0
+            && let Some(Token::Html { begin, end }) = tokens.get_mut(i - 1)
+        {
+            while *end > *begin {
+                let mut q = *end - 1;
+                while q > *begin && !s.is_char_boundary(q) {
+                    q -= 1;
+                }
+                if is_blank_at(s, q, *end) {
+                    *end = q;
+                } else {
+                    break;
                 }
             }
         }
@@ -907,11 +909,12 @@ fn whitespace_control(s: &str, tokens: &mut [Token]) {
             Some("endraw") => in_raw = false,
             _ => {}
         }
-        if !in_raw && tr {
-            if let Some(Token::Html { begin, end }) = tokens.get_mut(i + 1) {
-                while *begin < *end && is_blank_at(s, *begin, *end) {
-                    *begin += char_len(s, *begin);
-                }
+        if !in_raw
+            && tr
+            && let Some(Token::Html { begin, end }) = tokens.get_mut(i + 1)
+        {
+            while *begin < *end && is_blank_at(s, *begin, *end) {
+                *begin += char_len(s, *begin);
             }
         }
     }

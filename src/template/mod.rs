@@ -69,7 +69,8 @@ pub const MAX_DEPTH: usize = 100;
 pub struct CompiledTemplate {
     source: String,
     nodes: Vec<ast::Node>,
-    globals: Vec<VariableRef>,
+    /// Grouped and deduplicated on first use: run start only renders.
+    globals: std::sync::OnceLock<Vec<VariableRef>>,
     reads: Vec<VariableRef>,
     partials: Vec<(ast::PartialTag, usize)>,
 }
@@ -92,8 +93,8 @@ impl CompiledTemplate {
         Ok(CompiledTemplate {
             source: source.to_string(),
             nodes,
-            globals: a.globals,
-            reads: a.all_reads,
+            globals: std::sync::OnceLock::new(),
+            reads: a.reads,
             partials: a.partials,
         })
     }
@@ -114,7 +115,9 @@ impl CompiledTemplate {
     pub fn globals(&self) -> Result<&[VariableRef], AnalysisError> {
         match analysis::partial_error(&self.partials) {
             Some(e) => Err(e),
-            None => Ok(&self.globals),
+            None => Ok(self
+                .globals
+                .get_or_init(|| analysis::group_globals(&self.reads))),
         }
     }
 

@@ -442,47 +442,72 @@ impl<'a> Renderer<'a> {
     }
 
     fn path(&mut self, root: Option<&'a Expr>, props: &'a [Prop], pos: usize) -> RResult<Val<'a>> {
-        let mut keys: Vec<Val<'a>> = Vec::with_capacity(props.len());
+        // LiquidJS evaluates every bracketed key before walking the path, so an undefined
+        // variable inside a later bracket wins over an earlier missing segment.
+        let mut dynamic: Vec<Val<'a>> = Vec::new();
         for p in props {
-            keys.push(match p {
-                Prop::Ident(s) | Prop::Quoted(s) => Val::S(s),
-                Prop::Num(n) => Val::Num(*n),
-                Prop::Path(e) | Prop::Other(e) => self.expr(e)?,
-            });
+            if let Prop::Path(e) | Prop::Other(e) = p {
+                let v = self.expr(e)?;
+                dynamic.push(v);
+            }
         }
-        let undefined = |keys: &[Val<'a>], upto: usize| {
-            let path = keys
-                .iter()
-                .take(upto + 1)
-                .map(|k| match k {
+        let key_at = |i: usize, dynamic: &[Val<'a>]| -> Val<'a> {
+            match props.get(i) {
+                Some(Prop::Ident(s)) | Some(Prop::Quoted(s)) => Val::S(s),
+                Some(Prop::Num(n)) => Val::Num(*n),
+                Some(Prop::Path(_)) | Some(Prop::Other(_)) => {
+                    let k = props
+                        .iter()
+                        .take(i)
+                        .filter(|p| matches!(p, Prop::Path(_) | Prop::Other(_)))
+                        .count();
+                    dynamic.get(k).cloned().unwrap_or(Val::Undef)
+                }
+                None => Val::Undef,
+            }
+        };
+        let undefined = |upto: usize, dynamic: &[Val<'a>]| {
+            let path = (0..=upto)
+                .map(|i| match key_at(i, dynamic) {
                     Val::Nil | Val::Undef => String::new(),
-                    k => js_string(k),
+                    k => js_string(&k),
                 })
                 .collect::<Vec<_>>()
                 .join(".");
             RenderError::undefined(path, pos)
         };
+        let mut dyn_i = 0;
+        let mut next_key = |p: &'a Prop| -> Val<'a> {
+            match p {
+                Prop::Ident(s) | Prop::Quoted(s) => Val::S(s),
+                Prop::Num(n) => Val::Num(*n),
+                Prop::Path(_) | Prop::Other(_) => {
+                    dyn_i += 1;
+                    dynamic.get(dyn_i - 1).cloned().unwrap_or(Val::Undef)
+                }
+            }
+        };
         let (mut cur, start) = match root {
             Some(r) => (self.expr(r)?, 0),
             None => {
-                let Some(first) = keys.first() else {
+                let Some(first) = props.first() else {
                     return Ok(Val::Undef);
                 };
-                let name = match first {
-                    Val::S(s) => std::borrow::Cow::Borrowed(*s),
-                    k => std::borrow::Cow::Owned(js_string(k)),
+                let v = match next_key(first) {
+                    Val::S(s) => self.lookup_root(s),
+                    k => self.lookup_root(&js_string(&k)),
                 };
-                let v = self.lookup_root(&name);
                 if matches!(v, Val::Undef) {
-                    return Err(undefined(&keys, 0));
+                    return Err(undefined(0, &dynamic));
                 }
                 (v, 1)
             }
         };
-        for i in start..keys.len() {
-            cur = cur.read_property(&keys[i]);
+        for (i, p) in props.iter().enumerate().skip(start) {
+            let k = next_key(p);
+            cur = cur.read_property(&k);
             if matches!(cur, Val::Undef) {
-                return Err(undefined(&keys, i));
+                return Err(undefined(i, &dynamic));
             }
         }
         Ok(cur)

@@ -385,7 +385,7 @@ pub(crate) fn js_num(x: f64) -> String {
             out.push_str(digits.get(1..).unwrap_or(""));
         }
         out.push('e');
-        out.push(if n - 1 >= 0 { '+' } else { '-' });
+        out.push(if n > 0 { '+' } else { '-' });
         out.push_str(&(n - 1).abs().to_string());
     }
     out
