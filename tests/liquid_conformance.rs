@@ -51,6 +51,9 @@ fn liquidjs_conformance() {
     let (mut total, mut parse_ok, mut globals_total, mut globals_ok) = (0, 0, 0, 0);
     let (mut render_total, mut verdict_ok, mut output_ok) = (0, 0, 0);
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
+    // informational: full messages (with line and column) that match LiquidJS's exactly
+    let (mut parse_msgs, mut parse_msg_ok, mut render_msgs, mut render_msg_ok) = (0, 0, 0, 0);
+    let msg_verbose = std::env::var("LIQUID_CONFORMANCE_MESSAGES").is_ok();
     for (i, line) in lines.lines().enumerate() {
         let row: Value = serde_json::from_str(line).expect("each line is JSON");
         let template = row["template"].as_str().expect("template is a string");
@@ -72,6 +75,17 @@ fn liquidjs_conformance() {
                 );
             }
         }
+        if let (Err(e), Some(theirs)) = (&parsed, row["parseError"].as_str()) {
+            parse_msgs += 1;
+            let ours = e.message_with_position(template);
+            if ours == theirs {
+                parse_msg_ok += 1;
+            } else if msg_verbose {
+                println!(
+                    "#{i} parse message: ours {ours:?}\n  LiquidJS {theirs:?}\n  {template:?}"
+                );
+            }
+        }
         let Ok(t) = parsed else { continue };
         if expect_err {
             continue;
@@ -84,7 +98,8 @@ fn liquidjs_conformance() {
                 let ours: Vec<Value> = g.iter().map(|v| segments_json(v.segments())).collect();
                 same_set(&ours, exp)
             }
-            (Err(_), None) => theirs.get("error").is_some(),
+            // LiquidJS's analysis fails reading the partial; the message must be the same
+            (Err(e), None) => theirs["error"].as_str() == Some(e.to_string().as_str()),
             _ => false,
         };
         if agree {
@@ -105,7 +120,19 @@ fn liquidjs_conformance() {
         };
         render_total += 1;
         let expected = expected_verdict(render);
-        let ours = match t.render(&ctx) {
+        let rendered = t.render(&ctx);
+        if let (Err(e), Some(theirs)) = (&rendered, render["error"].as_str()) {
+            render_msgs += 1;
+            let ours = e.message_with_position(template);
+            if ours == theirs {
+                render_msg_ok += 1;
+            } else if msg_verbose {
+                println!(
+                    "#{i} render message: ours {ours:?}\n  LiquidJS {theirs:?}\n  {template:?}"
+                );
+            }
+        }
+        let ours = match rendered {
             Ok(o) => Verdict::Output(o),
             Err(e) => match e.kind() {
                 RenderErrorKind::UndefinedVariable(p) => Verdict::Undefined(p.clone()),
@@ -137,6 +164,8 @@ fn liquidjs_conformance() {
     println!("globals agree: {globals_ok}/{globals_total}");
     println!("render verdict agrees: {verdict_ok}/{render_total}");
     println!("render output byte-equal: {output_ok}/{render_total}");
+    println!("parse error messages identical (informational): {parse_msg_ok}/{parse_msgs}");
+    println!("render error messages identical (informational): {render_msg_ok}/{render_msgs}");
     for (class, n) in &classes {
         println!("  differs: {class}: {n}");
     }

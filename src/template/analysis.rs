@@ -6,7 +6,7 @@
 //! that follows in source order (whatever the branch), then its children are visited; `for`
 //! and `tablerow` add their loop variable and `forloop`/`tablerowloop` for their bodies only.
 
-use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, Node, PartialTag, Prop};
+use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, Node, PartialRef, Prop};
 use std::fmt;
 
 /// One segment of a variable path.
@@ -113,6 +113,7 @@ fn write_segments(f: &mut fmt::Formatter<'_>, segs: &[Segment]) -> fmt::Result {
 pub struct AnalysisError {
     tag: &'static str,
     offset: usize,
+    message: String,
 }
 
 impl AnalysisError {
@@ -128,12 +129,9 @@ impl AnalysisError {
 }
 
 impl fmt::Display for AnalysisError {
+    /// LiquidJS's message: `ENOENT: Failed to lookup "<name>" in "."`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{{% {} %}} reads another template, and a prompt has no template root",
-            self.tag
-        )
+        f.write_str(&self.message)
     }
 }
 
@@ -145,7 +143,7 @@ struct Analyzer {
     /// Loop scopes of the enclosing `for` / `tablerow` tags.
     blocks: Vec<[String; 2]>,
     globals: Vec<VariableRef>,
-    partials: Vec<(PartialTag, usize)>,
+    partials: Vec<PartialRef>,
 }
 
 impl Analyzer {
@@ -284,7 +282,7 @@ impl Analyzer {
                 self.template_scope.push(name.clone());
             }
             Node::Liquid(nodes) => self.nodes(nodes),
-            Node::Partial(tag, offset) => self.partials.push((*tag, *offset)),
+            Node::Partial(p) => self.partials.push(p.clone()),
         }
     }
 }
@@ -315,7 +313,7 @@ fn path_segments(e: &Expr) -> Vec<Segment> {
 /// Every global read in source order, and the partial tags met.
 pub(crate) struct Analysis {
     pub(crate) reads: Vec<VariableRef>,
-    pub(crate) partials: Vec<(PartialTag, usize)>,
+    pub(crate) partials: Vec<PartialRef>,
 }
 
 pub(crate) fn analyze(nodes: &[Node]) -> Analysis {
@@ -354,9 +352,10 @@ pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<VariableRef> {
     globals
 }
 
-pub(crate) fn partial_error(p: &[(PartialTag, usize)]) -> Option<AnalysisError> {
-    p.first().map(|(t, o)| AnalysisError {
-        tag: t.name(),
-        offset: *o,
+pub(crate) fn partial_error(p: &[PartialRef]) -> Option<AnalysisError> {
+    p.first().map(|p| AnalysisError {
+        tag: p.tag.name(),
+        offset: p.offset,
+        message: p.lookup_message(),
     })
 }

@@ -129,6 +129,24 @@ impl PartialTag {
     }
 }
 
+/// An `include`/`render`/`layout` tag and the template name it would look up.
+#[derive(Debug, Clone)]
+pub(crate) struct PartialRef {
+    pub(crate) tag: PartialTag,
+    pub(crate) offset: usize,
+    pub(crate) file: String,
+}
+
+impl PartialRef {
+    /// LiquidJS's message when the lookup fails (there is no template root).
+    pub(crate) fn lookup_message(&self) -> String {
+        format!(
+            "ENOENT: Failed to lookup {} in \".\"",
+            serde_json::to_string(&self.file).unwrap_or_default()
+        )
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Branch {
     pub(crate) cond: FilteredValue,
@@ -190,5 +208,5 @@ pub(crate) enum Node {
     Continue,
     /// `{% liquid %}`: its lines, parsed as tags.
     Liquid(Vec<Node>),
-    Partial(PartialTag, usize),
+    Partial(PartialRef),
 }

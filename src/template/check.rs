@@ -195,15 +195,15 @@ impl CompiledTemplate {
                 out.push(self.issue(kind, message, r.offset(), r.offset() + 1));
             }
         }
-        for (tag, offset) in &self.partials {
+        for p in &self.partials {
             out.push(self.issue(
                 CheckIssueKind::PartialTag,
                 format!(
                     "{{% {} %}} reads another template, and a prompt has no template root; inline the text instead",
-                    tag.name()
+                    p.tag.name()
                 ),
-                *offset,
-                *offset + 2,
+                p.offset,
+                p.offset + 2,
             ));
         }
         out.sort_by_key(|i| i.span.start);

@@ -35,6 +35,10 @@ impl ParseError {
         }
     }
 
+    pub(crate) fn set_offset(&mut self, offset: usize) {
+        self.offset = offset;
+    }
+
     /// The error's kind.
     pub fn kind(&self) -> ParseErrorKind {
         self.kind
@@ -84,6 +88,8 @@ pub struct RenderError {
     kind: RenderErrorKind,
     message: String,
     offset: usize,
+    /// LiquidJS's reported position when it is not the offset's (see `at_line_col`).
+    line_col: Option<(usize, usize)>,
 }
 
 impl RenderError {
@@ -92,6 +98,7 @@ impl RenderError {
             kind,
             message,
             offset,
+            line_col: None,
         }
     }
 
@@ -100,7 +107,14 @@ impl RenderError {
             message: format!("undefined variable: {path}"),
             kind: RenderErrorKind::UndefinedVariable(path),
             offset,
+            line_col: None,
         }
+    }
+
+    /// Overrides the position LiquidJS reports (not the offset of the failing token).
+    pub(crate) fn at_line_col(mut self, line: usize, col: usize) -> RenderError {
+        self.line_col = Some((line, col));
+        self
     }
 
     /// The error's kind.
@@ -128,7 +142,9 @@ impl RenderError {
 
     /// LiquidJS's full message, `<message>, line:<l>, col:<c>`.
     pub fn message_with_position(&self, template: &str) -> String {
-        let (l, c) = super::line_col(template, self.offset);
+        let (l, c) = self
+            .line_col
+            .unwrap_or_else(|| super::line_col(template, self.offset));
         format!("{}, line:{l}, col:{c}", self.message)
     }
 }

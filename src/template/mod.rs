@@ -72,7 +72,7 @@ pub struct CompiledTemplate {
     /// Grouped and deduplicated on first use: run start only renders.
     globals: std::sync::OnceLock<Vec<VariableRef>>,
     reads: Vec<VariableRef>,
-    partials: Vec<(ast::PartialTag, usize)>,
+    partials: Vec<ast::PartialRef>,
 }
 
 impl CompiledTemplate {

@@ -1,7 +1,7 @@
 //! Builds the syntax tree from tokens without recursion on nesting: open block tags live on an
 //! explicit stack, capped at [`super::MAX_DEPTH`].
 
-use super::ast::{Branch, Expr, FilteredValue, LoopHead, Node, PartialTag};
+use super::ast::{Branch, Expr, ExprKind, FilteredValue, LoopHead, Node, PartialRef, PartialTag};
 use super::error::{ParseError, ParseErrorKind};
 use super::lexer::{Cursor, Token, tag_token, tokenize};
 
@@ -292,14 +292,14 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                 continue;
             }
             Token::Output { content, .. } => {
-                let v = value_of(s, content)?;
+                let v = value_of(s, content).map_err(|e| relocate(e, tok))?;
                 push!(Node::Output(v));
                 continue;
             }
             Token::Tag { name, args, .. } => (s.get(name.0..name.1).unwrap_or(""), args),
         };
         if let Some(frame) = stack.last_mut() {
-            match handle(frame, s, name, args)? {
+            match handle(frame, s, name, args).map_err(|e| relocate(e, tok))? {
                 Handled::Yes => continue,
                 Handled::Close => {
                     if let Some(f) = stack.pop() {
@@ -328,7 +328,7 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
         let begin = tok.begin();
         match name {
             "if" | "unless" => {
-                let cond = value_of(s, args)?;
+                let cond = value_of(s, args).map_err(|e| relocate(e, tok))?;
                 stack.push(Frame::If {
                     tok,
                     unless: name == "unless",
@@ -341,7 +341,7 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                 });
             }
             "case" => {
-                let value = value_of(s, args)?;
+                let value = value_of(s, args).map_err(|e| relocate(e, tok))?;
                 stack.push(Frame::Case {
                     tok,
                     value,
@@ -453,22 +453,14 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                 let mut c = Cursor::new(s, args.0, args.1);
                 let id = c.read_identifier();
                 if id.0 == id.1 {
-                    return Err(ParseError::new(
-                        ParseErrorKind::Syntax,
-                        "expected variable name".into(),
-                        begin,
-                    ));
+                    return Err(c.error("expected variable name".into(), c.p));
                 }
                 c.skip_blank();
                 if c.peek() != b'=' {
-                    return Err(ParseError::new(
-                        ParseErrorKind::Syntax,
-                        "expected \"=\"".into(),
-                        begin,
-                    ));
+                    return Err(c.error("expected \"=\"".into(), c.p));
                 }
                 c.p += 1;
-                let value = c.read_filtered_value()?;
+                let value = c.read_filtered_value().map_err(|e| relocate(e, tok))?;
                 push!(Node::Assign {
                     name: c.text(id).to_string(),
                     value,
@@ -490,7 +482,7 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                 let v = if c.end() {
                     None
                 } else {
-                    Some(c.read_filtered_value()?)
+                    Some(c.read_filtered_value().map_err(|e| relocate(e, tok))?)
                 };
                 push!(Node::Echo(v));
             }
@@ -573,7 +565,15 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                 {
                     tokenize(inner)?;
                 }
-                push!(Node::Partial(tag, begin));
+                let name = match &file.kind {
+                    ExprKind::Str(v) => v.clone(),
+                    _ => s.get(file.begin..file.end).unwrap_or("").to_string(),
+                };
+                push!(Node::Partial(PartialRef {
+                    tag,
+                    offset: begin,
+                    file: name,
+                }));
             }
             _ => {
                 return Err(ParseError::new(
@@ -588,6 +588,15 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
         return Err(not_closed(s, f.tok()));
     }
     Ok(root)
+}
+
+/// An unknown filter is an assertion inside the tag's constructor, which LiquidJS reports at
+/// the tag (or output) rather than at the filter.
+fn relocate(mut e: ParseError, tok: Token) -> ParseError {
+    if e.kind() == ParseErrorKind::UndefinedFilter {
+        e.set_offset(tok.begin());
+    }
+    e
 }
 
 fn not_closed(s: &str, tok: Token) -> ParseError {

@@ -183,14 +183,11 @@ impl<'a> Renderer<'a> {
             Node::Break => self.brk = true,
             Node::Continue => self.cont = true,
             Node::Liquid(nodes) => self.render(nodes, out)?,
-            Node::Partial(tag, pos) => {
+            Node::Partial(p) => {
                 return Err(RenderError::new(
                     RenderErrorKind::NoTemplateRoot,
-                    format!(
-                        "{{% {} %}} reads another template, and a prompt has no template root",
-                        tag.name()
-                    ),
-                    *pos,
+                    p.lookup_message(),
+                    p.offset,
                 ));
             }
         }
@@ -366,7 +363,9 @@ impl<'a> Renderer<'a> {
             };
             v = filters::apply(name, v, &args, &kwargs).map_err(|e| match e {
                 FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, f.begin),
-                FilterError::Undefined(p) => RenderError::undefined(p, f.begin),
+                // LiquidJS reads `where`'s property with a tokenizer of its own, so the
+                // position it reports is line 1, column 1 of the property text
+                FilterError::Undefined(p) => RenderError::undefined(p, f.begin).at_line_col(1, 1),
             })?;
         }
         Ok(v)
