@@ -64,7 +64,7 @@ fn benches(c: &mut Criterion) {
 
     let m_parse = median_per_template(&all, |t| {
         let c = CompiledTemplate::parse(black_box(t));
-        black_box(c.map(|c| c.globals().map(<[_]>::len).ok()).ok());
+        black_box(c.map(|c| c.globals().map(|g| g.len()).ok()).ok());
     });
     let indexes: Vec<String> = (0..compiled.len()).map(|i| i.to_string()).collect();
     let index_refs: Vec<&str> = indexes.iter().map(String::as_str).collect();
@@ -84,7 +84,7 @@ fn benches(c: &mut Criterion) {
             all.iter()
                 .map(|t| {
                     let c = CompiledTemplate::parse(black_box(t)).ok();
-                    let n = c.as_ref().and_then(|c| c.globals().ok().map(<[_]>::len));
+                    let n = c.as_ref().and_then(|c| c.globals().ok().map(|g| g.len()));
                     (c, n)
                 })
                 .collect::<Vec<_>>()

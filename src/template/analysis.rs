@@ -137,7 +137,8 @@ impl fmt::Display for AnalysisError {
 
 impl std::error::Error for AnalysisError {}
 
-struct Analyzer {
+struct Analyzer<'s> {
+    src: &'s str,
     /// Names set by `assign`, `capture`, `increment`, `decrement` so far.
     template_scope: Vec<String>,
     /// Loop scopes of the enclosing `for` / `tablerow` tags.
@@ -146,7 +147,7 @@ struct Analyzer {
     partials: Vec<PartialRef>,
 }
 
-impl Analyzer {
+impl Analyzer<'_> {
     fn in_scope(&self, name: &str) -> bool {
         self.template_scope.iter().any(|n| n == name)
             || self.blocks.iter().any(|b| b.iter().any(|n| n == name))
@@ -173,7 +174,7 @@ impl Analyzer {
                 self.expr(r);
             }
             ExprKind::Path { .. } => {
-                let segs = path_segments(e);
+                let segs = path_segments(self.src, e);
                 self.variable(segs, e.begin);
             }
             _ => {}
@@ -290,7 +291,7 @@ impl Analyzer {
 /// The segments of a property-access expression, as `extractPropertyAccessVariable` builds
 /// them: a leading string or number counts, a leading literal or range does not, and bracket
 /// keys that are literals or ranges are skipped.
-fn path_segments(e: &Expr) -> Vec<Segment> {
+fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
     let mut segs = Vec::new();
     if let ExprKind::Path { root, props } = &e.kind {
         match root.as_deref().map(|r| &r.kind) {
@@ -300,9 +301,12 @@ fn path_segments(e: &Expr) -> Vec<Segment> {
         }
         for p in props {
             match p {
-                Prop::Ident(s) | Prop::Quoted(s) => segs.push(Segment::Key(s.clone())),
+                Prop::Ident(b, e) => {
+                    segs.push(Segment::Key(src.get(*b..*e).unwrap_or("").to_string()))
+                }
+                Prop::Quoted(s) => segs.push(Segment::Key(s.clone())),
                 Prop::Num(n) => segs.push(Segment::Index(*n)),
-                Prop::Path(inner) => segs.push(Segment::Variable(path_segments(inner))),
+                Prop::Path(inner) => segs.push(Segment::Variable(path_segments(src, inner))),
                 Prop::Other(_) => {}
             }
         }
@@ -316,8 +320,9 @@ pub(crate) struct Analysis {
     pub(crate) partials: Vec<PartialRef>,
 }
 
-pub(crate) fn analyze(nodes: &[Node]) -> Analysis {
+pub(crate) fn analyze(src: &str, nodes: &[Node]) -> Analysis {
     let mut a = Analyzer {
+        src,
         template_scope: Vec::new(),
         blocks: Vec::new(),
         globals: Vec::new(),
@@ -332,7 +337,7 @@ pub(crate) fn analyze(nodes: &[Node]) -> Analysis {
 
 /// Global reads in LiquidJS's order: grouped by root in order of first appearance, then in
 /// source order; exact duplicates removed.
-pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<VariableRef> {
+pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<&VariableRef> {
     let mut roots: Vec<&str> = Vec::new();
     for g in reads {
         if let Some(r) = g.root()
@@ -341,11 +346,11 @@ pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<VariableRef> {
             roots.push(r);
         }
     }
-    let mut globals: Vec<VariableRef> = Vec::new();
+    let mut globals: Vec<&VariableRef> = Vec::with_capacity(reads.len());
     for r in roots {
         for g in reads.iter().filter(|g| g.root() == Some(r)) {
             if !globals.iter().any(|x| x.segments == g.segments) {
-                globals.push(g.clone());
+                globals.push(g);
             }
         }
     }

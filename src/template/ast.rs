@@ -67,8 +67,8 @@ pub(crate) enum ExprKind {
 /// One step of a property access.
 #[derive(Debug, Clone)]
 pub(crate) enum Prop {
-    /// `a`, `.b`, or an empty `[]`.
-    Ident(String),
+    /// `a`, `.b`, or an empty `[]`: the name's byte range in the template.
+    Ident(usize, usize),
     /// `["b"]`.
     Quoted(String),
     /// `[0]`.

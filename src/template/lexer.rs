@@ -140,6 +140,13 @@ fn match_operator(s: &str, p: usize, n: usize) -> Option<(usize, Op)> {
         ("and", Op::And),
         ("or", Op::Or),
     ];
+    // most positions start a value, not an operator
+    if !matches!(
+        s.as_bytes().get(p),
+        Some(b'=' | b'!' | b'<' | b'>' | b'c' | b'n' | b'a' | b'o')
+    ) {
+        return None;
+    }
     let rest = s.get(p..n)?;
     let mut best: Option<(usize, Op)> = None;
     for (text, op) in OPS {
@@ -240,8 +247,15 @@ impl<'s> Cursor<'s> {
     }
 
     pub(crate) fn skip_blank(&mut self) {
-        while self.p < self.n && type_at(self.s, self.p, self.n) & BLANK != 0 {
-            self.p += char_len(self.s, self.p);
+        let b = self.s.as_bytes();
+        while self.p < self.n {
+            match b.get(self.p) {
+                Some(b' ' | b'\t' | b'\n' | b'\r' | 11 | 12) => self.p += 1,
+                Some(&c) if c >= 0x80 && type_at(self.s, self.p, self.n) & BLANK != 0 => {
+                    self.p += char_len(self.s, self.p);
+                }
+                _ => break,
+            }
         }
     }
 
@@ -502,7 +516,7 @@ impl<'s> Cursor<'s> {
                 self.p += 1;
                 let prop = match self.read_value()? {
                     Some(v) => Prop::from_expr(v),
-                    None => Prop::Ident(String::new()),
+                    None => Prop::Ident(self.p, self.p),
                 };
                 if self.read_to(b"]").is_none() {
                     return Err(self.error("[ not closed".into(), self.p));
@@ -513,7 +527,7 @@ impl<'s> Cursor<'s> {
             if is_begin && props.is_empty() {
                 let id = self.read_identifier();
                 if id.0 != id.1 {
-                    props.push(Prop::Ident(self.text(id).to_string()));
+                    props.push(Prop::Ident(id.0, id.1));
                     continue;
                 }
             }
@@ -523,7 +537,7 @@ impl<'s> Cursor<'s> {
                 if id.0 == id.1 {
                     break;
                 }
-                props.push(Prop::Ident(self.text(id).to_string()));
+                props.push(Prop::Ident(id.0, id.1));
                 continue;
             }
             break;
@@ -577,6 +591,13 @@ impl<'s> Cursor<'s> {
             ("empty", ExprKind::Empty),
             ("blank", ExprKind::Blank),
         ];
+        if !matches!(
+            self.s.as_bytes().get(self.p),
+            Some(b't' | b'f' | b'n' | b'e' | b'b')
+        ) || self.p >= self.n
+        {
+            return None;
+        }
         let rest = self.s.get(self.p..self.n)?;
         for (text, kind) in LITS {
             if rest.starts_with(text) && !is_word_at(self.s, self.p + text.len(), self.n) {
@@ -754,7 +775,7 @@ pub(crate) fn tokenize(s: &str) -> Result<Vec<Token>, ParseError> {
     let n = s.len();
     let bytes = s.as_bytes();
     let mut p = 0usize;
-    let mut tokens = Vec::new();
+    let mut tokens = Vec::with_capacity(n / 24 + 1);
     let mut raw_begin: Option<usize> = None;
     let starts = |p: usize, pat: &[u8]| bytes.get(p..p + pat.len()) == Some(pat);
     while p < n {
@@ -842,8 +863,25 @@ pub(crate) fn tokenize(s: &str) -> Result<Vec<Token>, ParseError> {
             p = end;
         } else {
             let begin = p;
-            while p < n && !starts(p, b"{%") && !starts(p, b"{{") {
-                p += 1;
+            // text runs to the next `{%` or `{{`
+            p += 1;
+            loop {
+                match bytes
+                    .get(p..n)
+                    .and_then(|r| r.iter().position(|&c| c == b'{'))
+                {
+                    None => {
+                        p = n;
+                        break;
+                    }
+                    Some(i) => {
+                        p += i;
+                        if starts(p, b"{%") || starts(p, b"{{") {
+                            break;
+                        }
+                        p += 1;
+                    }
+                }
             }
             tokens.push(Token::Html { begin, end: p });
         }
@@ -853,17 +891,43 @@ pub(crate) fn tokenize(s: &str) -> Result<Vec<Token>, ParseError> {
 }
 
 /// `readToDelimiter`: the end offset just past `delim`, skipping quoted strings if asked.
-fn read_to_delimiter(s: &str, p: usize, n: usize, delim: &[u8], quoted: bool) -> Option<usize> {
-    let mut c = Cursor::new(s, p, n);
-    c.skip_blank();
-    while c.p < c.n {
-        if quoted && type_at(s, c.p, n) & QUOTE != 0 {
-            c.read_quoted();
+/// `p` is at the opening `{`, so LiquidJS's leading blank skip is a no-op here.
+fn read_to_delimiter(s: &str, p: usize, n: usize, delim: &[u8; 2], quoted: bool) -> Option<usize> {
+    let b = s.as_bytes();
+    if !quoted {
+        let mut q = p;
+        loop {
+            let i = b.get(q..n)?.iter().position(|&c| c == delim[0])?;
+            q += i + 1;
+            if b.get(q) == Some(&delim[1]) && q < n {
+                return Some(q + 1);
+            }
+        }
+    }
+    let mut q = p;
+    while q < n {
+        let c = *b.get(q)?;
+        if c == b'"' || c == b'\'' {
+            // `readQuoted`: to the matching unescaped quote, or to the end
+            let mut escaped = false;
+            q += 1;
+            while q < n {
+                let x = *b.get(q)?;
+                q += 1;
+                if x == c && !escaped {
+                    break;
+                }
+                if escaped {
+                    escaped = false;
+                } else if x == b'\\' {
+                    escaped = true;
+                }
+            }
             continue;
         }
-        c.p += 1;
-        if c.rmatch(delim) {
-            return Some(c.p);
+        q += 1;
+        if q >= 2 && b.get(q - 2) == Some(&delim[0]) && b.get(q - 1) == Some(&delim[1]) {
+            return Some(q);
         }
     }
     None

@@ -69,8 +69,6 @@ pub const MAX_DEPTH: usize = 100;
 pub struct CompiledTemplate {
     source: String,
     nodes: Vec<ast::Node>,
-    /// Grouped and deduplicated on first use: run start only renders.
-    globals: std::sync::OnceLock<Vec<VariableRef>>,
     reads: Vec<VariableRef>,
     partials: Vec<ast::PartialRef>,
 }
@@ -89,11 +87,10 @@ impl CompiledTemplate {
     /// Linear in the template's length.
     pub fn parse(source: &str) -> Result<CompiledTemplate, ParseError> {
         let nodes = parser::parse(source)?;
-        let a = analysis::analyze(&nodes);
+        let a = analysis::analyze(source, &nodes);
         Ok(CompiledTemplate {
             source: source.to_string(),
             nodes,
-            globals: std::sync::OnceLock::new(),
             reads: a.reads,
             partials: a.partials,
         })
@@ -112,12 +109,10 @@ impl CompiledTemplate {
     ///
     /// An [`AnalysisError`] when the template has `include`, `render` or `layout`: LiquidJS's
     /// analysis would read the named template, and a prompt has no template root.
-    pub fn globals(&self) -> Result<&[VariableRef], AnalysisError> {
+    pub fn globals(&self) -> Result<Vec<&VariableRef>, AnalysisError> {
         match analysis::partial_error(&self.partials) {
             Some(e) => Err(e),
-            None => Ok(self
-                .globals
-                .get_or_init(|| analysis::group_globals(&self.reads))),
+            None => Ok(analysis::group_globals(&self.reads)),
         }
     }
 

@@ -450,9 +450,11 @@ impl<'a> Renderer<'a> {
                 dynamic.push(v);
             }
         }
+        let src = self.src;
         let key_at = |i: usize, dynamic: &[Val<'a>]| -> Val<'a> {
             match props.get(i) {
-                Some(Prop::Ident(s)) | Some(Prop::Quoted(s)) => Val::S(s),
+                Some(Prop::Ident(b, e)) => Val::S(src.get(*b..*e).unwrap_or("")),
+                Some(Prop::Quoted(s)) => Val::S(s),
                 Some(Prop::Num(n)) => Val::Num(*n),
                 Some(Prop::Path(_)) | Some(Prop::Other(_)) => {
                     let k = props
@@ -478,7 +480,8 @@ impl<'a> Renderer<'a> {
         let mut dyn_i = 0;
         let mut next_key = |p: &'a Prop| -> Val<'a> {
             match p {
-                Prop::Ident(s) | Prop::Quoted(s) => Val::S(s),
+                Prop::Ident(b, e) => Val::S(src.get(*b..*e).unwrap_or("")),
+                Prop::Quoted(s) => Val::S(s),
                 Prop::Num(n) => Val::Num(*n),
                 Prop::Path(_) | Prop::Other(_) => {
                     dyn_i += 1;
