@@ -235,3 +235,79 @@ fn compiled_templates_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<CompiledTemplate>();
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PIECES: &[&str] = &[
+        "{% if a %}",
+        "{% elsif b %}",
+        "{% else %}",
+        "{% endif %}",
+        "{% for x in c %}",
+        "{% endfor %}",
+        "{% case a %}",
+        "{% when 1, 'x' %}",
+        "{% endcase %}",
+        "{{ a.b[c] }}",
+        "{{ x | append: y | upcase }}",
+        "{% assign a = b | size %}",
+        "{% capture c %}",
+        "{% endcapture %}",
+        "{% raw %}",
+        "{% endraw %}",
+        "{% comment %}",
+        "{% endcomment %}",
+        "{%- liquid\n echo a\n assign b = 1 -%}",
+        "{{",
+        "}}",
+        "{%",
+        "%}",
+        "'",
+        "\"",
+        "text ",
+        "{{ (1..n) | join: ',' }}",
+        "{% cycle 'a', b %}",
+        "{% break %}",
+        "{% increment n %}",
+        "{{- a -}}",
+        "é",
+        "\u{a0}",
+        "{% tablerow x in c cols: 2 %}",
+        "{% endtablerow %}",
+        "{{ a | date: '%Y' }}",
+        "{{ a[-1] }}",
+        "{{ 'x' | split: '' | json }}",
+    ];
+
+    fn template() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(PIECES), 0..30).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_text_never_panics(s in ".{0,200}") {
+            if let Ok(t) = CompiledTemplate::parse(&s) {
+                let _ = t.render(&ctx());
+                let _ = t.globals();
+                let _ = t.check(&AllowedVariables::new());
+            }
+        }
+
+        #[test]
+        fn template_pieces_never_panic(s in template()) {
+            let ctx = json!({"a": [1, "x", null], "b": {"c": 2}, "c": [[1], {"b": 1}], "n": 3,
+                             "x": "é", "y": 1.5});
+            if let Ok(t) = CompiledTemplate::parse(&s) {
+                let _ = t.render(&ctx);
+                let globals = t.globals().map(|g| g.len());
+                let _ = globals;
+                for i in t.check(&AllowedVariables::new()) {
+                    prop_assert!(i.span().start <= s.len());
+                    prop_assert!(i.line() >= 1 && i.col() >= 1);
+                }
+            }
+        }
+    }
+}

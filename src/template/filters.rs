@@ -515,3 +515,49 @@ fn unescape_html(s: &str) -> String {
         .replace("&#34;", "\"")
         .replace("&#39;", "'")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_names_are_sorted_for_binary_search() {
+        assert!(KNOWN.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(FilterName::parse("upcase"), FilterName::Known("upcase"));
+        assert_eq!(
+            FilterName::parse("nosuch"),
+            FilterName::Unknown("nosuch".into())
+        );
+    }
+
+    #[test]
+    fn string_filters_follow_javascript() {
+        let s = |v: Val<'_>| stringify(&v);
+        let apply1 = |name: &str, input: &str, args: &[Val<'static>]| {
+            apply(name, Val::string(input.into()), args, &[]).map(|v| stringify(&v))
+        };
+        assert_eq!(
+            apply1("truncate", "abcdefghij", &[Val::Num(5.0)]).ok(),
+            Some("ab...".into())
+        );
+        assert_eq!(
+            apply1("capitalize", "hELLO", &[]).ok(),
+            Some("Hello".into())
+        );
+        assert_eq!(
+            apply1("escape", "<a href='x'>&\"", &[]).ok(),
+            Some("&lt;a href=&#39;x&#39;&gt;&amp;&#34;".into())
+        );
+        let split = apply("split", Val::S("a,b,,"), &[Val::S(",")], &[]).ok();
+        assert_eq!(split.as_ref().and_then(Val::items_len), Some(2));
+        assert_eq!(
+            s(apply("plus", Val::S("2"), &[Val::Num(1.5)], &[]).unwrap_or(Val::Undef)),
+            "3.5"
+        );
+        assert_eq!(
+            s(apply("plus", Val::S("gold"), &[Val::Num(1.0)], &[]).unwrap_or(Val::Undef)),
+            "1"
+        );
+        assert!(apply("append", Val::S("a"), &[], &[]).is_err());
+    }
+}
