@@ -237,17 +237,16 @@ impl<'a> Renderer<'a> {
         if get("reversed").is_some_and(|v| !matches!(v, Val::Undef)) {
             items.reverse();
         }
-        let name: Rc<str> = Rc::from(format!("{}-{}", head.var, head.collection_text));
-        let length = items.len();
+        let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
         self.scopes.push(Vec::with_capacity(2));
         let mut result = Ok(());
         for (i, item) in items.into_iter().enumerate() {
-            let info = Val::Loop(Rc::new(LoopInfo {
-                index0: i,
+            let info = Val::Loop(LoopInfo {
+                head,
+                index0: u32::try_from(i).unwrap_or(u32::MAX),
                 length,
-                name: name.clone(),
-                cols: None,
-            }));
+                cols: 0,
+            });
             if let Some(scope) = self.scopes.last_mut() {
                 scope.clear();
                 scope.push(("forloop", info));
@@ -296,21 +295,20 @@ impl<'a> Renderer<'a> {
             }
             None => items.len().max(1),
         };
-        let name: Rc<str> = Rc::from(format!("{}-{}", head.var, head.collection_text));
-        let length = items.len();
+        let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
         self.scopes.push(Vec::with_capacity(2));
         let mut result = Ok(());
         for (i, item) in items.into_iter().enumerate() {
             let info = LoopInfo {
-                index0: i,
+                head,
+                index0: u32::try_from(i).unwrap_or(u32::MAX),
                 length,
-                name: name.clone(),
-                cols: Some(cols),
+                cols: u32::try_from(cols).unwrap_or(u32::MAX),
             };
             let (row, col0) = (i / cols + 1, i % cols);
             if let Some(scope) = self.scopes.last_mut() {
                 scope.clear();
-                scope.push(("tablerowloop", Val::Loop(Rc::new(info))));
+                scope.push(("tablerowloop", Val::Loop(info)));
                 scope.push((head.var.as_str(), item));
             }
             if col0 == 0 {

@@ -1,17 +1,26 @@
 //! Runtime values with JavaScript semantics: LiquidJS renders JS values, so equality,
 //! ordering, number formatting and string conversion follow ECMAScript.
 
+use super::ast::LoopHead;
 use serde_json::Value;
 use std::rc::Rc;
 
-/// State of a `forloop` / `tablerowloop` drop at one iteration.
-#[derive(Debug, Clone)]
-pub(crate) struct LoopInfo {
-    pub(crate) index0: usize,
-    pub(crate) length: usize,
-    pub(crate) name: Rc<str>,
-    /// `Some(cols)` for a `tablerowloop`.
-    pub(crate) cols: Option<usize>,
+/// State of a `forloop` / `tablerowloop` drop at one iteration; small and `Copy`, so a loop
+/// allocates nothing per iteration.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LoopInfo<'a> {
+    pub(crate) head: &'a LoopHead,
+    pub(crate) index0: u32,
+    pub(crate) length: u32,
+    /// Columns of a `tablerowloop`; 0 for a `forloop`.
+    pub(crate) cols: u32,
+}
+
+impl LoopInfo<'_> {
+    /// `forloop.name`: `<variable>-<collection source>`.
+    pub(crate) fn name(&self) -> String {
+        format!("{}-{}", self.head.var, self.head.collection_text)
+    }
 }
 
 /// A value while rendering; borrowed from the context or the template where possible.
@@ -28,7 +37,7 @@ pub(crate) enum Val<'a> {
     Arr(Rc<Vec<Val<'a>>>),
     Empty,
     Blank,
-    Loop(Rc<LoopInfo>),
+    Loop(LoopInfo<'a>),
 }
 
 impl<'a> Val<'a> {
@@ -105,7 +114,7 @@ impl<'a> Val<'a> {
             (Val::Num(a), Val::Num(b)) => a == b || (a.is_nan() && b.is_nan()),
             (Val::Json(a), Val::Json(b)) => std::ptr::eq(*a, *b),
             (Val::Arr(a), Val::Arr(b)) => Rc::ptr_eq(a, b),
-            (Val::Loop(a), Val::Loop(b)) => Rc::ptr_eq(a, b),
+            (Val::Loop(a), Val::Loop(b)) => std::ptr::eq(a.head, b.head) && a.index0 == b.index0,
             _ => strict_eq_prim(self, o),
         }
     }
@@ -178,9 +187,10 @@ impl<'a> Val<'a> {
             }
             Val::Loop(l) => {
                 let k = js_string(key);
-                let i = l.index0;
-                let n = l.length;
-                match (k.as_str(), l.cols) {
+                let i = l.index0 as usize;
+                let n = l.length as usize;
+                let cols = (l.cols > 0).then_some(l.cols as usize);
+                match (k.as_str(), cols) {
                     ("index", _) => Val::Num((i + 1) as f64),
                     ("index0", _) => Val::Num(i as f64),
                     ("rindex", _) => Val::Num((n - i) as f64),
@@ -188,7 +198,7 @@ impl<'a> Val<'a> {
                     ("first", _) => Val::Bool(i == 0),
                     ("last", _) => Val::Bool(i + 1 == n),
                     ("length", _) => Val::Num(n as f64),
-                    ("name", _) => Val::Str(l.name.clone()),
+                    ("name", _) => Val::string(l.name()),
                     ("row", Some(c)) => Val::Num((i / c.max(1) + 1) as f64),
                     ("col", Some(c)) => Val::Num((i % c.max(1) + 1) as f64),
                     ("col0", Some(c)) => Val::Num((i % c.max(1)) as f64),
@@ -465,7 +475,9 @@ pub(crate) fn js_equals(l: &Val<'_>, r: &Val<'_>) -> bool {
             }
             match (l, r) {
                 (Val::Json(a), Val::Json(b)) => std::ptr::eq(*a, *b),
-                (Val::Loop(a), Val::Loop(b)) => Rc::ptr_eq(a, b),
+                (Val::Loop(a), Val::Loop(b)) => {
+                    std::ptr::eq(a.head, b.head) && a.index0 == b.index0
+                }
                 _ => strict_eq_prim(l, r),
             }
         }
@@ -607,7 +619,7 @@ fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> boo
                 "{{\"i\":{},\"length\":{},\"name\":{}}}",
                 l.index0,
                 l.length,
-                serde_json::to_string(&*l.name).unwrap_or_default()
+                serde_json::to_string(&l.name()).unwrap_or_default()
             ));
         }
         _ => {
