@@ -202,7 +202,7 @@ impl<'a> Val<'a> {
                     ("row", Some(c)) => Val::Num((i / c.max(1) + 1) as f64),
                     ("col", Some(c)) => Val::Num((i % c.max(1) + 1) as f64),
                     ("col0", Some(c)) => Val::Num((i % c.max(1)) as f64),
-                    ("col_first", Some(c)) => Val::Bool(i % c.max(1) == 0),
+                    ("col_first", Some(c)) => Val::Bool(i.is_multiple_of(c.max(1))),
                     ("col_last", Some(c)) => Val::Bool(i % c.max(1) + 1 == c.max(1)),
                     _ => Val::Undef,
                 }
