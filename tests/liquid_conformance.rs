@@ -194,3 +194,52 @@ fn kind(v: &Verdict) -> &'static str {
         Verdict::Other => "other error",
     }
 }
+
+/// golden-liquid (Shopify Liquid's reference cases, `../shared/peer-suites/golden-liquid`) is
+/// informational: its answers are Ruby Liquid's with lenient variables, while runstart renders
+/// as LiquidJS with `strictVariables`, so only agreement counts are printed. Cases that need
+/// partial templates (`templates`) are skipped: a prompt has no template root.
+#[test]
+fn golden_liquid_informational() {
+    let Some(text) = util::shared_file("peer-suites/golden-liquid/golden_liquid.json") else {
+        return;
+    };
+    let doc: Value = serde_json::from_str(&text).expect("golden_liquid.json is JSON");
+    let tests = doc["tests"].as_array().expect("tests array");
+    let (mut cases, mut invalid_ok, mut invalid, mut same, mut strict_undefined) = (0, 0, 0, 0, 0);
+    for case in tests {
+        if case.get("templates").is_some() {
+            continue;
+        }
+        let template = case["template"].as_str().unwrap_or("");
+        cases += 1;
+        let parsed = CompiledTemplate::parse(template);
+        if case["invalid"].as_bool() == Some(true) {
+            invalid += 1;
+            if parsed.is_err() {
+                invalid_ok += 1;
+            }
+            continue;
+        }
+        let Ok(t) = parsed else { continue };
+        let data = case
+            .get("data")
+            .cloned()
+            .unwrap_or(Value::Object(Default::default()));
+        let expected: Vec<&str> = match (case["result"].as_str(), case["results"].as_array()) {
+            (Some(r), _) => vec![r],
+            (None, Some(rs)) => rs.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        match t.render(&data) {
+            Ok(out) if expected.contains(&out.as_str()) => same += 1,
+            Err(e) if e.undefined_path().is_some() => strict_undefined += 1,
+            _ => {}
+        }
+    }
+    println!(
+        "golden-liquid: {cases} cases; invalid refused {invalid_ok}/{invalid}; same output {same}/{}; strict undefined-variable errors {strict_undefined}",
+        cases - invalid
+    );
+    assert!(cases > 0);
+}

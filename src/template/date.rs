@@ -196,26 +196,7 @@ fn timestamp(v: &Val<'_>) -> Option<f64> {
     (ms.is_finite() && ms.abs() <= 8.64e15).then_some(ms)
 }
 
-fn pad(out: &mut String, v: i64, width: usize, flag: Option<char>, default_pad: char) {
-    let s = v.abs().to_string();
-    if v < 0 {
-        out.push('-');
-    }
-    let padc = match flag {
-        Some('-') => None,
-        Some('_') => Some(' '),
-        Some('0') => Some('0'),
-        _ => Some(default_pad),
-    };
-    if let Some(c) = padc {
-        for _ in s.len()..width {
-            out.push(c);
-        }
-    }
-    out.push_str(&s);
-}
-
-/// strftime in UTC for the directives LiquidJS supports.
+/// strftime as LiquidJS implements it (`%[flags][width][E|O]<conversion>`), in UTC.
 fn strftime(ms: f64, format: &str) -> String {
     let total = ms.floor() as i64;
     let days = total.div_euclid(86_400_000);
@@ -225,67 +206,143 @@ fn strftime(ms: f64, format: &str) -> String {
     let mi = in_day / 60_000 % 60;
     let ss = in_day / 1000 % 60;
     let milli = in_day % 1000;
-    let wday = (days + 4).rem_euclid(7) as usize;
+    let wday = (days + 4).rem_euclid(7);
     let yday = days - days_from_civil(y, 1, 1) + 1;
+    let jan1 = (days_from_civil(y, 1, 1) + 4).rem_euclid(7);
+    let week = |start: i64| ((yday + (start - wday)) - (7 - jan1 + start)).div_euclid(7) + 1;
+    let h12 = if hh % 12 == 0 { 12 } else { hh % 12 };
+    let month = MONTHS[usize::try_from(m - 1).unwrap_or(0) % 12];
+    let day = DAYS[usize::try_from(wday).unwrap_or(0) % 7];
+    let ampm = if hh < 12 { "AM" } else { "PM" };
+    let chars: Vec<char> = format.chars().collect();
     let mut out = String::new();
-    let mut chars = format.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '%' {
+            out.push(chars[i]);
+            i += 1;
             continue;
         }
-        let mut flag = None;
-        if let Some(&f) = chars.peek()
-            && matches!(f, '-' | '_' | '0' | '^' | '#')
-        {
-            flag = Some(f);
-            chars.next();
+        let start = i;
+        let mut j = i + 1;
+        let mut flags = String::new();
+        while j < chars.len() && "-_0^#:".contains(chars[j]) {
+            flags.push(chars[j]);
+            j += 1;
         }
-        let Some(dch) = chars.next() else {
+        let mut width = String::new();
+        while j < chars.len() && chars[j].is_ascii_digit() {
+            width.push(chars[j]);
+            j += 1;
+        }
+        if j < chars.len() && (chars[j] == 'E' || chars[j] == 'O') && j + 1 < chars.len() {
+            j += 1;
+        }
+        let Some(&conv) = chars.get(j).filter(|c| **c != '\n') else {
             out.push('%');
-            break;
+            i += 1;
+            continue;
         };
-        let h12 = if hh % 12 == 0 { 12 } else { hh % 12 };
-        match dch {
-            'Y' => out.push_str(&y.to_string()),
-            'y' => pad(&mut out, y % 100, 2, flag, '0'),
-            'C' => pad(&mut out, y / 100, 2, flag, '0'),
-            'm' => pad(&mut out, m, 2, flag, '0'),
-            'd' => pad(&mut out, d, 2, flag, '0'),
-            'e' => pad(&mut out, d, 2, flag, ' '),
-            'H' => pad(&mut out, hh, 2, flag, '0'),
-            'k' => pad(&mut out, hh, 2, flag, ' '),
-            'I' => pad(&mut out, h12, 2, flag, '0'),
-            'l' => pad(&mut out, h12, 2, flag, ' '),
-            'M' => pad(&mut out, mi, 2, flag, '0'),
-            'S' => pad(&mut out, ss, 2, flag, '0'),
-            'L' => pad(&mut out, milli, 3, flag, '0'),
-            'j' => pad(&mut out, yday, 3, flag, '0'),
-            'u' => out.push_str(&(if wday == 0 { 7 } else { wday }).to_string()),
-            'w' => out.push_str(&wday.to_string()),
-            'A' => out.push_str(DAYS[wday]),
-            'a' => out.push_str(DAYS[wday].get(..3).unwrap_or("")),
-            'B' => out.push_str(MONTHS[(m - 1) as usize % 12]),
-            'b' | 'h' => out.push_str(MONTHS[(m - 1) as usize % 12].get(..3).unwrap_or("")),
-            'p' => out.push_str(if hh < 12 { "AM" } else { "PM" }),
-            'P' => out.push_str(if hh < 12 { "am" } else { "pm" }),
-            'z' => out.push_str("+0000"),
-            'Z' => out.push_str("UTC"),
-            's' => out.push_str(&(total.div_euclid(1000)).to_string()),
-            'F' => out.push_str(&format!("{y}-{m:02}-{d:02}")),
-            'T' => out.push_str(&format!("{hh:02}:{mi:02}:{ss:02}")),
-            'D' => out.push_str(&format!("{m:02}/{d:02}/{:02}", y % 100)),
-            'n' => out.push('\n'),
-            't' => out.push('\t'),
-            '%' => out.push('%'),
-            other => {
-                out.push('%');
-                if let Some(f) = flag {
-                    out.push(f);
+        let value: Option<String> = match conv {
+            'a' => Some(day.get(..3).unwrap_or("").to_string()),
+            'A' => Some(day.to_string()),
+            'b' | 'h' => Some(month.get(..3).unwrap_or("").to_string()),
+            'B' => Some(month.to_string()),
+            'c' => Some(format!("{m}/{d}/{y}, {h12}:{mi:02}:{ss:02} {ampm}")),
+            'C' => Some(y.to_string().get(..2).unwrap_or("").to_string()),
+            'd' | 'e' => Some(d.to_string()),
+            'H' | 'k' => Some(hh.to_string()),
+            'I' | 'l' => Some(h12.to_string()),
+            'j' => Some(yday.to_string()),
+            'L' => Some(milli.to_string()),
+            'm' => Some(m.to_string()),
+            'M' => Some(mi.to_string()),
+            'N' => {
+                let w = width.parse::<usize>().ok().filter(|w| *w > 0).unwrap_or(9);
+                let mut v: String = milli.to_string().chars().take(w).collect();
+                while v.chars().count() < w {
+                    v.push('0');
                 }
-                out.push(other);
+                Some(v)
             }
+            'p' => Some(ampm.to_string()),
+            'P' => Some(ampm.to_lowercase()),
+            'q' => Some(
+                match (d % 10, d) {
+                    (_, 11..=13) => "th",
+                    (1, _) => "st",
+                    (2, _) => "nd",
+                    (3, _) => "rd",
+                    _ => "th",
+                }
+                .to_string(),
+            ),
+            's' => Some(((ms / 1000.0).round() as i64).to_string()),
+            'S' => Some(ss.to_string()),
+            'u' => Some((if wday == 0 { 7 } else { wday }).to_string()),
+            'U' => Some(week(0).to_string()),
+            'w' => Some(wday.to_string()),
+            'W' => Some(week(1).to_string()),
+            'x' => Some(format!("{m}/{d}/{y}")),
+            'X' => Some(format!("{h12}:{mi:02}:{ss:02} {ampm}")),
+            'y' => Some(y.to_string().get(2..4).unwrap_or("").to_string()),
+            'Y' => Some(y.to_string()),
+            'z' => Some(
+                if flags.contains(':') {
+                    "+00:00"
+                } else {
+                    "+0000"
+                }
+                .to_string(),
+            ),
+            'Z' => Some("UTC".to_string()),
+            't' => Some("\t".to_string()),
+            'n' => Some("\n".to_string()),
+            '%' => Some("%".to_string()),
+            _ => None,
+        };
+        let Some(mut value) = value else {
+            // an unknown conversion is written as it stands
+            out.extend(&chars[start..=j]);
+            i = j + 1;
+            continue;
+        };
+        let mut pad_char = if "aAbBceklpP".contains(conv) {
+            ' '
+        } else {
+            '0'
+        };
+        let mut pad_width = width
+            .parse::<usize>()
+            .ok()
+            .filter(|w| *w > 0)
+            .unwrap_or(match conv {
+                'd' | 'e' | 'H' | 'I' | 'k' | 'l' | 'm' | 'M' | 'S' | 'U' | 'W' => 2,
+                'j' | 'L' => 3,
+                _ => 0,
+            });
+        if flags.contains('^') {
+            value = value.to_uppercase();
+        } else if flags.contains('#') {
+            value = if value.chars().any(char::is_lowercase) {
+                value.to_uppercase()
+            } else {
+                value.to_lowercase()
+            };
         }
+        if flags.contains('_') {
+            pad_char = ' ';
+        } else if flags.contains('0') {
+            pad_char = '0';
+        }
+        if flags.contains('-') {
+            pad_width = 0;
+        }
+        for _ in value.chars().count()..pad_width {
+            out.push(pad_char);
+        }
+        out.push_str(&value);
+        i = j + 1;
     }
     out
 }
@@ -301,4 +358,23 @@ pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Val<'a> {
     };
     let _ = js_string;
     Val::string(strftime(ms, &format))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_liquidjs_in_utc() {
+        let ms = parse_iso("2026-09-17T15:30:00.000Z").unwrap_or(f64::NAN);
+        assert_eq!(strftime(ms, "%Y-%m-%d"), "2026-09-17");
+        assert_eq!(
+            strftime(ms, "%A, %B %-e, %Y at %-l:%M %P %z"),
+            "Thursday, September 17, 2026 at 3:30 pm +0000"
+        );
+        assert_eq!(strftime(ms, "%e|%j|%^a|%q|%%|%Q"), "17|260|THU|th|%|%Q");
+        assert_eq!(parse_iso("2026-09-17"), Some(ms - 55_800_000.0));
+        assert_eq!(parse_legacy("1.2.0"), parse_iso("2000-01-02"));
+        assert_eq!(parse_legacy("gold"), None);
+    }
 }

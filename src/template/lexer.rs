@@ -54,6 +54,11 @@ const fn ascii_types() -> [u8; 128] {
 
 static TYPES: [u8; 128] = ascii_types();
 
+/// The curly double quotes are punctuation in LiquidJS's table: neither blank nor word.
+fn is_unicode_punctuation(c: char) -> bool {
+    matches!(c as u32, 8220 | 8221)
+}
+
 fn is_unicode_blank(c: char) -> bool {
     matches!(
         c as u32,
@@ -86,7 +91,7 @@ fn is_word_at(s: &str, p: usize, n: usize) -> bool {
     match s.as_bytes().get(p) {
         Some(&b) if b < 128 => TYPES[b as usize] & VARIABLE != 0,
         Some(_) => match s.get(p..).and_then(|r| r.chars().next()) {
-            Some(c) => !is_unicode_blank(c),
+            Some(c) => !is_unicode_blank(c) && !is_unicode_punctuation(c),
             // a continuation byte: we are inside a word character
             None => true,
         },

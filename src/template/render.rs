@@ -370,23 +370,29 @@ impl<'a> Renderer<'a> {
     }
 
     fn postfix(&mut self, list: &'a [Expr]) -> RResult<Val<'a>> {
-        let mut stack: Vec<Val<'a>> = Vec::with_capacity(list.len());
+        if let [single] = list {
+            return self.expr(single);
+        }
+        // each operand remembers whether it is the literal `nil` (LiquidJS's NullDrop, which
+        // is never greater or less than anything)
+        let mut stack: Vec<(Val<'a>, bool)> = Vec::with_capacity(list.len());
         for e in list {
             if let ExprKind::Op(op) = e.kind {
-                let r = stack.pop().unwrap_or(Val::Undef);
+                let (r, rn) = stack.pop().unwrap_or((Val::Undef, false));
                 let res = if op == Op::Not {
                     Val::Bool(!r.truthy())
                 } else {
-                    let l = stack.pop().unwrap_or(Val::Undef);
-                    Val::Bool(apply_op(op, &l, &r))
+                    let (l, ln) = stack.pop().unwrap_or((Val::Undef, false));
+                    let ordering = matches!(op, Op::Gt | Op::Lt | Op::Ge | Op::Le);
+                    Val::Bool(!(ordering && (ln || rn)) && apply_op(op, &l, &r))
                 };
-                stack.push(res);
+                stack.push((res, false));
             } else {
                 let v = self.expr(e)?;
-                stack.push(v);
+                stack.push((v, matches!(e.kind, ExprKind::Nil)));
             }
         }
-        Ok(stack.into_iter().next().unwrap_or(Val::Undef))
+        Ok(stack.into_iter().next().map_or(Val::Undef, |(v, _)| v))
     }
 
     pub(crate) fn expr(&mut self, e: &'a Expr) -> RResult<Val<'a>> {

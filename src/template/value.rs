@@ -250,7 +250,8 @@ fn canonical_index(s: &str) -> Option<f64> {
 
 fn strict_eq_prim(a: &Val<'_>, b: &Val<'_>) -> bool {
     match (a, b) {
-        (Val::Undef, Val::Undef) | (Val::Nil, Val::Nil) => true,
+        // `nil` is LiquidJS's NullDrop, equal to null and undefined alike
+        (Val::Undef | Val::Nil, Val::Undef | Val::Nil) => true,
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::Num(x), Val::Num(y)) => x == y,
         (Val::Empty, Val::Empty) | (Val::Blank, Val::Blank) => true,
@@ -428,6 +429,8 @@ pub(crate) fn js_string(v: &Val<'_>) -> String {
 pub(crate) fn stringify(v: &Val<'_>) -> String {
     match v {
         Val::Undef | Val::Nil | Val::Empty | Val::Blank => String::new(),
+        // a loop drop's `valueOf` is its JSON
+        Val::Loop(_) => json_stringify(v, 0.0).unwrap_or_default(),
         _ if v.is_array() => v
             .items()
             .unwrap_or_default()
@@ -455,6 +458,7 @@ pub(crate) fn write_val(out: &mut String, v: &Val<'_>) {
                 write_val(out, x);
             }
         }
+        Val::Loop(_) => out.push_str(&stringify(v)),
         _ => out.push_str(&js_string(v)),
     }
 }
@@ -615,12 +619,17 @@ fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> boo
         }
         Val::Empty | Val::Blank => out.push_str("{}"),
         Val::Loop(l) => {
+            // the drop's own fields, in construction order
             out.push_str(&format!(
-                "{{\"i\":{},\"length\":{},\"name\":{}}}",
+                "{{\"i\":{},\"length\":{},\"name\":{}",
                 l.index0,
                 l.length,
                 serde_json::to_string(&l.name()).unwrap_or_default()
             ));
+            if l.cols > 0 {
+                out.push_str(&format!(",\"cols\":{}", l.cols));
+            }
+            out.push('}');
         }
         _ => {
             let items = v.items().unwrap_or_default();
