@@ -15,6 +15,7 @@ pub mod index;
 pub mod range;
 pub mod route;
 pub mod schema;
+pub mod template;
 pub mod validate;
 
 #[cfg(doctest)]

@@ -3,6 +3,7 @@
 
 mod resolve;
 mod route;
+mod template;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +36,8 @@ enum Command {
     Route(route::Args),
     /// Resolve tool references (npm ranges) against the tools of pack indexes.
     Resolve(resolve::Args),
+    /// Parse a Liquid template: print the variables it reads and the problems found.
+    Template(template::Args),
 }
 
 /// Output format shared by the subcommands.
@@ -67,6 +70,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args, &mut out),
         Command::Route(args) => route::run(args, &mut out),
         Command::Resolve(args) => resolve::run(args, &mut out),
+        Command::Template(args) => template::run(args, &mut out),
     };
     let code = match result {
         Ok(code) => code,

@@ -1,0 +1,366 @@
+//! Static analysis: the global variable paths a template reads, as LiquidJS's
+//! `globalVariableSegments` reports them.
+//!
+//! Scoping follows LiquidJS's `analyze`: a tag's arguments are read first, then the names it
+//! sets (`assign`, `capture`, `increment`, `decrement`) join the template scope for everything
+//! that follows in source order (whatever the branch), then its children are visited; `for`
+//! and `tablerow` add their loop variable and `forloop`/`tablerowloop` for their bodies only.
+
+use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, Node, PartialRef, Prop};
+use std::fmt;
+
+/// One segment of a variable path.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Segment {
+    /// A property name: `a`, `.b`, `["b"]`.
+    Key(String),
+    /// A number in brackets: `[0]`.
+    Index(f64),
+    /// A variable in brackets, `a[b.c]`: the key is that variable's value.
+    Variable(Vec<Segment>),
+}
+
+impl Segment {
+    /// The JSON form LiquidJS's `globalVariableSegments` gives (a nested variable becomes a
+    /// nested array).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Segment::Key(k) => serde_json::Value::String(k.clone()),
+            Segment::Index(n) => serde_json::Number::from_f64(*n)
+                .map(|x| {
+                    if n.fract() == 0.0 && n.abs() < 9e15 {
+                        serde_json::Value::from(*n as i64)
+                    } else {
+                        serde_json::Value::Number(x)
+                    }
+                })
+                .unwrap_or(serde_json::Value::Null),
+            Segment::Variable(v) => {
+                serde_json::Value::Array(v.iter().map(Segment::to_json).collect())
+            }
+        }
+    }
+}
+
+/// A variable read: its segments and the byte offset of its token.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariableRef {
+    segments: Vec<Segment>,
+    offset: usize,
+}
+
+impl VariableRef {
+    /// The path, root first.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// Byte offset of the variable's token in the template.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The root name (`None` if the path starts with a number or is empty).
+    pub fn root(&self) -> Option<&str> {
+        match self.segments.first() {
+            Some(Segment::Key(k)) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for VariableRef {
+    /// LiquidJS's display form: dots where the key is an identifier, brackets otherwise
+    /// (`settings["acme.w"].max`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_segments(f, &self.segments)
+    }
+}
+
+fn is_property(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' || !c.is_ascii() => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || !c.is_ascii())
+}
+
+fn write_segments(f: &mut fmt::Formatter<'_>, segs: &[Segment]) -> fmt::Result {
+    for (i, s) in segs.iter().enumerate() {
+        match s {
+            Segment::Key(k) if is_property(k) => {
+                if i > 0 {
+                    f.write_str(".")?;
+                }
+                f.write_str(k)?;
+            }
+            Segment::Key(k) => write!(f, "[{}]", serde_json::to_string(k).unwrap_or_default())?,
+            Segment::Index(n) => write!(f, "[{}]", super::value::js_num(*n))?,
+            Segment::Variable(v) => {
+                f.write_str("[")?;
+                write_segments(f, v)?;
+                f.write_str("]")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Why the analysis cannot answer: LiquidJS's analysis reads the partial that `include`,
+/// `render` or `layout` names, and a prompt has no template root to read it from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalysisError {
+    tag: &'static str,
+    offset: usize,
+    message: String,
+}
+
+impl AnalysisError {
+    /// The tag (`include`, `render`, `layout`).
+    pub fn tag(&self) -> &'static str {
+        self.tag
+    }
+
+    /// Byte offset of the tag.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+}
+
+impl fmt::Display for AnalysisError {
+    /// LiquidJS's message: `ENOENT: Failed to lookup "<name>" in "."`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AnalysisError {}
+
+struct Analyzer<'s> {
+    src: &'s str,
+    /// Names set by `assign`, `capture`, `increment`, `decrement` so far.
+    template_scope: Vec<String>,
+    /// Loop scopes of the enclosing `for` / `tablerow` tags.
+    blocks: Vec<[String; 2]>,
+    globals: Vec<VariableRef>,
+    partials: Vec<PartialRef>,
+}
+
+impl Analyzer<'_> {
+    fn in_scope(&self, name: &str) -> bool {
+        self.template_scope.iter().any(|n| n == name)
+            || self.blocks.iter().any(|b| b.iter().any(|n| n == name))
+    }
+
+    fn variable(&mut self, segments: Vec<Segment>, offset: usize) {
+        // nested variables are reads of their own
+        for s in &segments {
+            if let Segment::Variable(inner) = s {
+                self.variable(inner.clone(), offset);
+            }
+        }
+        if let Some(Segment::Key(root)) = segments.first()
+            && !self.in_scope(root)
+        {
+            self.globals.push(VariableRef { segments, offset });
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Range(l, r) => {
+                self.expr(l);
+                self.expr(r);
+            }
+            ExprKind::Path { .. } => {
+                let segs = path_segments(self.src, e);
+                self.variable(segs, e.begin);
+            }
+            _ => {}
+        }
+    }
+
+    fn filtered(&mut self, v: &FilteredValue) {
+        for e in &v.initial {
+            self.expr(e);
+        }
+        for f in &v.filters {
+            for a in &f.args {
+                match a {
+                    FilterArg::Positional(e) | FilterArg::Keyword(_, Some(e)) => self.expr(e),
+                    FilterArg::Keyword(_, None) => {}
+                }
+            }
+        }
+    }
+
+    fn nodes(&mut self, nodes: &[Node]) {
+        for n in nodes {
+            self.node(n);
+        }
+    }
+
+    fn node(&mut self, n: &Node) {
+        match n {
+            Node::Text(..) | Node::Raw(..) | Node::Break | Node::Continue | Node::Echo(None) => {}
+            Node::Output(v) | Node::Echo(Some(v)) => self.filtered(v),
+            Node::If {
+                branches,
+                else_body,
+                ..
+            } => {
+                for b in branches {
+                    self.filtered(&b.cond);
+                }
+                for b in branches {
+                    self.nodes(&b.body);
+                }
+                self.nodes(else_body);
+            }
+            Node::Case {
+                value,
+                whens,
+                else_body,
+            } => {
+                self.filtered(value);
+                for (values, _) in whens {
+                    for e in values {
+                        self.expr(e);
+                    }
+                }
+                for (_, body) in whens {
+                    self.nodes(body);
+                }
+                self.nodes(else_body);
+            }
+            Node::For {
+                head,
+                body,
+                else_body,
+            } => {
+                self.expr(&head.collection);
+                for (_, v) in &head.hash {
+                    if let Some(e) = v {
+                        self.expr(e);
+                    }
+                }
+                self.blocks.push([head.var.clone(), "forloop".into()]);
+                self.nodes(body);
+                self.nodes(else_body);
+                self.blocks.pop();
+            }
+            Node::Tablerow { head, body } => {
+                self.expr(&head.collection);
+                for (_, v) in &head.hash {
+                    if let Some(e) = v {
+                        self.expr(e);
+                    }
+                }
+                self.blocks.push([head.var.clone(), "tablerowloop".into()]);
+                self.nodes(body);
+                self.blocks.pop();
+            }
+            Node::Cycle {
+                group, candidates, ..
+            } => {
+                for e in candidates {
+                    self.expr(e);
+                }
+                if let Some(g) = group {
+                    self.expr(g);
+                }
+            }
+            Node::Assign { name, value } => {
+                self.filtered(value);
+                self.template_scope.push(name.clone());
+            }
+            Node::Capture { name, body } => {
+                self.template_scope.push(name.clone());
+                self.nodes(body);
+            }
+            Node::Increment(name) | Node::Decrement(name) => {
+                self.template_scope.push(name.clone());
+            }
+            Node::Liquid(nodes) => self.nodes(nodes),
+            Node::Partial(p) => self.partials.push(p.clone()),
+        }
+    }
+}
+
+/// The segments of a property-access expression, as `extractPropertyAccessVariable` builds
+/// them: a leading string or number counts, a leading literal or range does not, and bracket
+/// keys that are literals or ranges are skipped.
+fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
+    let mut segs = Vec::new();
+    if let ExprKind::Path { root, props } = &e.kind {
+        match root.as_deref().map(|r| &r.kind) {
+            Some(ExprKind::Str(s)) => segs.push(Segment::Key(s.clone())),
+            Some(ExprKind::Num(n)) => segs.push(Segment::Index(*n)),
+            _ => {}
+        }
+        for p in props {
+            match p {
+                Prop::Ident(b, e) => {
+                    segs.push(Segment::Key(src.get(*b..*e).unwrap_or("").to_string()))
+                }
+                Prop::Quoted(s) => segs.push(Segment::Key(s.clone())),
+                Prop::Num(n) => segs.push(Segment::Index(*n)),
+                Prop::Path(inner) => segs.push(Segment::Variable(path_segments(src, inner))),
+                Prop::Other(_) => {}
+            }
+        }
+    }
+    segs
+}
+
+/// Every global read in source order, and the partial tags met.
+pub(crate) struct Analysis {
+    pub(crate) reads: Vec<VariableRef>,
+    pub(crate) partials: Vec<PartialRef>,
+}
+
+pub(crate) fn analyze(src: &str, nodes: &[Node]) -> Analysis {
+    let mut a = Analyzer {
+        src,
+        template_scope: Vec::new(),
+        blocks: Vec::new(),
+        globals: Vec::new(),
+        partials: Vec::new(),
+    };
+    a.nodes(nodes);
+    Analysis {
+        reads: a.globals,
+        partials: a.partials,
+    }
+}
+
+/// Global reads in LiquidJS's order: grouped by root in order of first appearance, then in
+/// source order; exact duplicates removed.
+pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<&VariableRef> {
+    let mut roots: Vec<&str> = Vec::new();
+    for g in reads {
+        if let Some(r) = g.root()
+            && !roots.contains(&r)
+        {
+            roots.push(r);
+        }
+    }
+    let mut globals: Vec<&VariableRef> = Vec::with_capacity(reads.len());
+    for r in roots {
+        for g in reads.iter().filter(|g| g.root() == Some(r)) {
+            if !globals.iter().any(|x| x.segments == g.segments) {
+                globals.push(g);
+            }
+        }
+    }
+    globals
+}
+
+pub(crate) fn partial_error(p: &[PartialRef]) -> Option<AnalysisError> {
+    p.first().map(|p| AnalysisError {
+        tag: p.tag.name(),
+        offset: p.offset,
+        message: p.lookup_message(),
+    })
+}

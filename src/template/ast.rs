@@ -1,0 +1,212 @@
+//! The syntax tree. Every node keeps the byte offset where its token begins; line and column
+//! are computed on demand by [`super::line_col`].
+
+use super::filters::FilterName;
+
+/// A binary or unary operator of a condition, with LiquidJS's precedence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Eq,
+    Ne,
+    Gt,
+    Lt,
+    Ge,
+    Le,
+    Contains,
+    Not,
+    And,
+    Or,
+}
+
+impl Op {
+    /// Comparisons bind tightest, then `not`, then `and`/`or` (which share a level and group
+    /// to the right, as in Shopify Liquid).
+    pub(crate) fn precedence(self) -> u8 {
+        match self {
+            Op::Not => 1,
+            Op::And | Op::Or => 0,
+            _ => 2,
+        }
+    }
+}
+
+/// A value token (or, in a postfix expression, an operator).
+#[derive(Debug, Clone)]
+pub(crate) struct Expr {
+    pub(crate) kind: ExprKind,
+    pub(crate) begin: usize,
+    pub(crate) end: usize,
+}
+
+impl Expr {
+    pub(crate) fn new(kind: ExprKind, begin: usize, end: usize) -> Expr {
+        Expr { kind, begin, end }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum ExprKind {
+    True,
+    False,
+    Nil,
+    Empty,
+    Blank,
+    Str(String),
+    Num(f64),
+    Range(Box<Expr>, Box<Expr>),
+    /// A property access; `root` is set when it starts with a literal, string, range or
+    /// number (`"abc".size`), otherwise the first prop is the variable name.
+    Path {
+        root: Option<Box<Expr>>,
+        props: Vec<Prop>,
+    },
+    /// Only in postfix expressions.
+    Op(Op),
+}
+
+/// One step of a property access.
+#[derive(Debug, Clone)]
+pub(crate) enum Prop {
+    /// `a`, `.b`, or an empty `[]`: the name's byte range in the template.
+    Ident(usize, usize),
+    /// `["b"]`.
+    Quoted(String),
+    /// `[0]`.
+    Num(f64),
+    /// `[b.c]`: a nested variable whose value is the key.
+    Path(Box<Expr>),
+    /// `[nil]`, `[(1..2)]`: evaluated for the key, invisible to the static analysis.
+    Other(Box<Expr>),
+}
+
+impl Prop {
+    pub(crate) fn from_expr(e: Expr) -> Prop {
+        match e.kind {
+            ExprKind::Str(s) => Prop::Quoted(s),
+            ExprKind::Num(n) => Prop::Num(n),
+            ExprKind::Path { .. } => Prop::Path(Box::new(e)),
+            _ => Prop::Other(Box::new(e)),
+        }
+    }
+}
+
+/// A filter application.
+#[derive(Debug, Clone)]
+pub(crate) struct FilterCall {
+    pub(crate) name: FilterName,
+    pub(crate) args: Vec<FilterArg>,
+    pub(crate) begin: usize,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum FilterArg {
+    Positional(Expr),
+    Keyword(String, Option<Expr>),
+}
+
+/// An expression (postfix) followed by filters.
+#[derive(Debug, Clone)]
+pub(crate) struct FilteredValue {
+    pub(crate) initial: Vec<Expr>,
+    pub(crate) filters: Vec<FilterCall>,
+}
+
+/// A tag that reads another template; parsed, but a prompt has no template root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PartialTag {
+    Include,
+    Render,
+    Layout,
+}
+
+impl PartialTag {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            PartialTag::Include => "include",
+            PartialTag::Render => "render",
+            PartialTag::Layout => "layout",
+        }
+    }
+}
+
+/// An `include`/`render`/`layout` tag and the template name it would look up.
+#[derive(Debug, Clone)]
+pub(crate) struct PartialRef {
+    pub(crate) tag: PartialTag,
+    pub(crate) offset: usize,
+    pub(crate) file: String,
+}
+
+impl PartialRef {
+    /// LiquidJS's message when the lookup fails (there is no template root).
+    pub(crate) fn lookup_message(&self) -> String {
+        format!(
+            "ENOENT: Failed to lookup {} in \".\"",
+            serde_json::to_string(&self.file).unwrap_or_default()
+        )
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Branch {
+    pub(crate) cond: FilteredValue,
+    pub(crate) body: Vec<Node>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct LoopHead {
+    pub(crate) var: String,
+    pub(crate) collection: Expr,
+    /// The collection's source text (LiquidJS names the loop after it).
+    pub(crate) collection_text: String,
+    pub(crate) hash: Vec<(String, Option<Expr>)>,
+}
+
+/// A template node.
+#[derive(Debug, Clone)]
+pub(crate) enum Node {
+    Text(usize, usize),
+    Output(FilteredValue),
+    If {
+        unless: bool,
+        branches: Vec<Branch>,
+        else_body: Vec<Node>,
+    },
+    Case {
+        value: FilteredValue,
+        whens: Vec<(Vec<Expr>, Vec<Node>)>,
+        else_body: Vec<Node>,
+    },
+    For {
+        head: LoopHead,
+        body: Vec<Node>,
+        else_body: Vec<Node>,
+    },
+    Tablerow {
+        head: LoopHead,
+        body: Vec<Node>,
+    },
+    Cycle {
+        group: Option<Expr>,
+        candidates: Vec<Expr>,
+        /// Candidates' source text joined by `,` (the cycle's identity).
+        key: String,
+    },
+    Assign {
+        name: String,
+        value: FilteredValue,
+    },
+    Capture {
+        name: String,
+        body: Vec<Node>,
+    },
+    Increment(String),
+    Decrement(String),
+    Echo(Option<FilteredValue>),
+    Raw(usize, usize),
+    Break,
+    Continue,
+    /// `{% liquid %}`: its lines, parsed as tags.
+    Liquid(Vec<Node>),
+    Partial(PartialRef),
+}

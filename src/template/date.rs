@@ -1,0 +1,380 @@
+//! The `date` filter: JavaScript date parsing for the forms templates use, formatted in UTC
+//! with strftime directives (LiquidJS formats in the host's zone; the runtime runs in UTC).
+
+use super::value::{Val, js_string, stringify, to_number};
+
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn num(s: &str) -> Option<i64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// ECMAScript's date-time string format (`YYYY-MM-DDTHH:mm:ss.sssZ` and its shortenings).
+/// A date-only form is UTC; a date-time without an offset is local time, taken as UTC here.
+fn parse_iso(s: &str) -> Option<f64> {
+    let (date, time) = match s.split_once('T') {
+        Some((d, t)) => (d, Some(t)),
+        None => (s, None),
+    };
+    let mut parts = date.split('-');
+    let y = parts.next().filter(|p| p.len() == 4).and_then(num)?;
+    let m = match parts.next() {
+        Some(p) if p.len() == 2 => num(p)?,
+        Some(_) => return None,
+        None => 1,
+    };
+    let d = match parts.next() {
+        Some(p) if p.len() == 2 => num(p)?,
+        Some(_) => return None,
+        None => 1,
+    };
+    if parts.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let mut ms = 0i64;
+    let mut offset_min = 0i64;
+    if let Some(t) = time {
+        let (clock, zone) = if let Some(c) = t.strip_suffix('Z') {
+            (c, None)
+        } else if let Some(i) = t.rfind(['+', '-']) {
+            (&t[..i], Some(&t[i..]))
+        } else {
+            (t, None)
+        };
+        if let Some(z) = zone {
+            let sign = if z.starts_with('-') { -1 } else { 1 };
+            let (hh, mm) = z.get(1..)?.split_once(':')?;
+            offset_min = sign * (num(hh)? * 60 + num(mm)?);
+        }
+        let (hms, frac) = match clock.split_once('.') {
+            Some((a, b)) => (a, Some(b)),
+            None => (clock, None),
+        };
+        let mut f = hms.split(':');
+        let hh = num(f.next()?)?;
+        let mi = num(f.next()?)?;
+        let ss = match f.next() {
+            Some(x) => num(x)?,
+            None => 0,
+        };
+        if hh > 24 || mi > 59 || ss > 59 {
+            return None;
+        }
+        let fr = match frac {
+            Some(x) if !x.is_empty() => {
+                let x3: String = x.chars().chain("000".chars()).take(3).collect();
+                num(&x3)?
+            }
+            Some(_) => return None,
+            None => 0,
+        };
+        ms = ((hh * 60 + mi) * 60 + ss) * 1000 + fr;
+    }
+    let days = days_from_civil(y, m, d);
+    Some((days * 86_400_000 + ms - offset_min * 60_000) as f64)
+}
+
+/// V8's fallback date parser, for the shapes that reach `date` from plain values: numbers
+/// separated by anything read as month, day, year (`"5"` is 2001-05-01, `"1.2.0"` is
+/// 2000-01-02, `"1,2,3"` is 2003-01-02); words are skipped; no number means invalid.
+fn parse_legacy(s: &str) -> Option<f64> {
+    let mut nums: Vec<i64> = Vec::new();
+    let mut cur: Option<i64> = None;
+    for c in s.chars() {
+        if let Some(d) = c.to_digit(10) {
+            cur = Some(
+                cur.unwrap_or(0)
+                    .saturating_mul(10)
+                    .saturating_add(i64::from(d)),
+            );
+        } else if let Some(n) = cur.take() {
+            nums.push(n);
+        }
+    }
+    if let Some(n) = cur {
+        nums.push(n);
+    }
+    if nums.is_empty() || nums.len() > 3 {
+        return None;
+    }
+    let m = nums[0];
+    let d = nums.get(1).copied().unwrap_or(1);
+    let mut y = nums.get(2).copied().unwrap_or(2001);
+    if nums.len() == 3 {
+        if y < 50 {
+            y += 2000;
+        } else if y < 100 {
+            y += 1900;
+        }
+    }
+    // JS dates end at year 275760
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || y > 275_760 {
+        return None;
+    }
+    Some((days_from_civil(y, m, d) * 86_400_000) as f64)
+}
+
+fn timestamp(v: &Val<'_>) -> Option<f64> {
+    let ms = match v {
+        Val::Num(n) => n * 1000.0,
+        Val::S(_) | Val::Str(_) => {
+            let s = v.as_str().unwrap_or("");
+            if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+                to_number(v) * 1000.0
+            } else if s == "now" || s == "today" {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis() as f64)
+                    .unwrap_or(0.0)
+            } else {
+                match parse_iso(s.trim()) {
+                    Some(ms) => ms,
+                    None => parse_legacy(s)?,
+                }
+            }
+        }
+        Val::Bool(b) => f64::from(u8::from(*b)),
+        // `new Date([..])` parses the array's string form
+        _ if v.is_array() => {
+            let s = js_string(v);
+            match parse_iso(s.trim()) {
+                Some(ms) => ms,
+                None => parse_legacy(&s)?,
+            }
+        }
+        _ => return None,
+    };
+    (ms.is_finite() && ms.abs() <= 8.64e15).then_some(ms)
+}
+
+/// strftime as LiquidJS implements it (`%[flags][width][E|O]<conversion>`), in UTC.
+fn strftime(ms: f64, format: &str) -> String {
+    let total = ms.floor() as i64;
+    let days = total.div_euclid(86_400_000);
+    let in_day = total.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    let hh = in_day / 3_600_000;
+    let mi = in_day / 60_000 % 60;
+    let ss = in_day / 1000 % 60;
+    let milli = in_day % 1000;
+    let wday = (days + 4).rem_euclid(7);
+    let yday = days - days_from_civil(y, 1, 1) + 1;
+    let jan1 = (days_from_civil(y, 1, 1) + 4).rem_euclid(7);
+    let week = |start: i64| ((yday + (start - wday)) - (7 - jan1 + start)).div_euclid(7) + 1;
+    let h12 = if hh % 12 == 0 { 12 } else { hh % 12 };
+    let month = MONTHS[usize::try_from(m - 1).unwrap_or(0) % 12];
+    let day = DAYS[usize::try_from(wday).unwrap_or(0) % 7];
+    let ampm = if hh < 12 { "AM" } else { "PM" };
+    let chars: Vec<char> = format.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '%' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut j = i + 1;
+        let mut flags = String::new();
+        while j < chars.len() && "-_0^#:".contains(chars[j]) {
+            flags.push(chars[j]);
+            j += 1;
+        }
+        let mut width = String::new();
+        while j < chars.len() && chars[j].is_ascii_digit() {
+            width.push(chars[j]);
+            j += 1;
+        }
+        if j < chars.len() && (chars[j] == 'E' || chars[j] == 'O') && j + 1 < chars.len() {
+            j += 1;
+        }
+        let Some(&conv) = chars.get(j).filter(|c| **c != '\n') else {
+            out.push('%');
+            i += 1;
+            continue;
+        };
+        let value: Option<String> = match conv {
+            'a' => Some(day.get(..3).unwrap_or("").to_string()),
+            'A' => Some(day.to_string()),
+            'b' | 'h' => Some(month.get(..3).unwrap_or("").to_string()),
+            'B' => Some(month.to_string()),
+            'c' => Some(format!("{m}/{d}/{y}, {h12}:{mi:02}:{ss:02} {ampm}")),
+            'C' => Some(y.to_string().get(..2).unwrap_or("").to_string()),
+            'd' | 'e' => Some(d.to_string()),
+            'H' | 'k' => Some(hh.to_string()),
+            'I' | 'l' => Some(h12.to_string()),
+            'j' => Some(yday.to_string()),
+            'L' => Some(milli.to_string()),
+            'm' => Some(m.to_string()),
+            'M' => Some(mi.to_string()),
+            'N' => {
+                let w = width.parse::<usize>().ok().filter(|w| *w > 0).unwrap_or(9);
+                let mut v: String = milli.to_string().chars().take(w).collect();
+                while v.chars().count() < w {
+                    v.push('0');
+                }
+                Some(v)
+            }
+            'p' => Some(ampm.to_string()),
+            'P' => Some(ampm.to_lowercase()),
+            'q' => Some(
+                match (d % 10, d) {
+                    (_, 11..=13) => "th",
+                    (1, _) => "st",
+                    (2, _) => "nd",
+                    (3, _) => "rd",
+                    _ => "th",
+                }
+                .to_string(),
+            ),
+            's' => Some(((ms / 1000.0).round() as i64).to_string()),
+            'S' => Some(ss.to_string()),
+            'u' => Some((if wday == 0 { 7 } else { wday }).to_string()),
+            'U' => Some(week(0).to_string()),
+            'w' => Some(wday.to_string()),
+            'W' => Some(week(1).to_string()),
+            'x' => Some(format!("{m}/{d}/{y}")),
+            'X' => Some(format!("{h12}:{mi:02}:{ss:02} {ampm}")),
+            'y' => Some(y.to_string().get(2..4).unwrap_or("").to_string()),
+            'Y' => Some(y.to_string()),
+            'z' => Some(
+                if flags.contains(':') {
+                    "+00:00"
+                } else {
+                    "+0000"
+                }
+                .to_string(),
+            ),
+            'Z' => Some("UTC".to_string()),
+            't' => Some("\t".to_string()),
+            'n' => Some("\n".to_string()),
+            '%' => Some("%".to_string()),
+            _ => None,
+        };
+        let Some(mut value) = value else {
+            // an unknown conversion is written as it stands
+            out.extend(&chars[start..=j]);
+            i = j + 1;
+            continue;
+        };
+        let mut pad_char = if "aAbBceklpP".contains(conv) {
+            ' '
+        } else {
+            '0'
+        };
+        let mut pad_width = width
+            .parse::<usize>()
+            .ok()
+            .filter(|w| *w > 0)
+            .unwrap_or(match conv {
+                'd' | 'e' | 'H' | 'I' | 'k' | 'l' | 'm' | 'M' | 'S' | 'U' | 'W' => 2,
+                'j' | 'L' => 3,
+                _ => 0,
+            });
+        if flags.contains('^') {
+            value = value.to_uppercase();
+        } else if flags.contains('#') {
+            value = if value.chars().any(char::is_lowercase) {
+                value.to_uppercase()
+            } else {
+                value.to_lowercase()
+            };
+        }
+        if flags.contains('_') {
+            pad_char = ' ';
+        } else if flags.contains('0') {
+            pad_char = '0';
+        }
+        if flags.contains('-') {
+            pad_width = 0;
+        }
+        for _ in value.chars().count()..pad_width {
+            out.push(pad_char);
+        }
+        out.push_str(&value);
+        i = j + 1;
+    }
+    out
+}
+
+/// `date: format`: an unparseable input is returned unchanged.
+pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Val<'a> {
+    let Some(ms) = timestamp(&input) else {
+        return input;
+    };
+    let format = match args.first() {
+        None | Some(Val::Undef) | Some(Val::Nil) => "%A, %B %-e, %Y at %-l:%M %P %z".to_string(),
+        Some(v) => stringify(v),
+    };
+    let _ = js_string;
+    Val::string(strftime(ms, &format))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_liquidjs_in_utc() {
+        let ms = parse_iso("2026-09-17T15:30:00.000Z").unwrap_or(f64::NAN);
+        assert_eq!(strftime(ms, "%Y-%m-%d"), "2026-09-17");
+        assert_eq!(
+            strftime(ms, "%A, %B %-e, %Y at %-l:%M %P %z"),
+            "Thursday, September 17, 2026 at 3:30 pm +0000"
+        );
+        assert_eq!(strftime(ms, "%e|%j|%^a|%q|%%|%Q"), "17|260|THU|th|%|%Q");
+        assert_eq!(parse_iso("2026-09-17"), Some(ms - 55_800_000.0));
+        assert_eq!(parse_legacy("1.2.0"), parse_iso("2000-01-02"));
+        assert_eq!(parse_legacy("gold"), None);
+    }
+}

@@ -1,0 +1,158 @@
+//! Errors of parsing and rendering.
+
+use std::fmt;
+
+/// What kind of parse error LiquidJS would raise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// Tokenizer or tag syntax.
+    Syntax,
+    /// `tag "x" not found`.
+    UnknownTag,
+    /// `undefined filter: x` (LiquidJS's `strictFilters`).
+    UndefinedFilter,
+    /// A block tag without its end tag.
+    NotClosed,
+    /// Nesting deeper than [`super::MAX_DEPTH`]; LiquidJS would overflow its stack instead.
+    TooDeep,
+}
+
+/// A template that LiquidJS refuses to parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    kind: ParseErrorKind,
+    message: String,
+    offset: usize,
+}
+
+impl ParseError {
+    pub(crate) fn new(kind: ParseErrorKind, message: String, offset: usize) -> ParseError {
+        ParseError {
+            kind,
+            message,
+            offset,
+        }
+    }
+
+    pub(crate) fn set_offset(&mut self, offset: usize) {
+        self.offset = offset;
+    }
+
+    /// The error's kind.
+    pub fn kind(&self) -> ParseErrorKind {
+        self.kind
+    }
+
+    /// LiquidJS's message without the position suffix, e.g. `tag "nosuchtag" not found`.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Byte offset of the offending token in the template.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// LiquidJS's full message, `<message>, line:<l>, col:<c>`.
+    pub fn message_with_position(&self, template: &str) -> String {
+        let (l, c) = super::line_col(template, self.offset);
+        format!("{}, line:{l}, col:{c}", self.message)
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Why a render failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RenderErrorKind {
+    /// A variable path that does not resolve (`strictVariables`); the path is LiquidJS's:
+    /// segments up to the first undefined one, joined by `.`.
+    UndefinedVariable(String),
+    /// `include`, `render` or `layout`: there is no template root to read from.
+    NoTemplateRoot,
+    /// Any other error (a filter's own failure, a limit).
+    Other,
+}
+
+/// A render failure, with LiquidJS's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderError {
+    kind: RenderErrorKind,
+    message: String,
+    offset: usize,
+    /// LiquidJS's reported position when it is not the offset's (see `at_line_col`).
+    line_col: Option<(usize, usize)>,
+}
+
+impl RenderError {
+    pub(crate) fn new(kind: RenderErrorKind, message: String, offset: usize) -> RenderError {
+        RenderError {
+            kind,
+            message,
+            offset,
+            line_col: None,
+        }
+    }
+
+    pub(crate) fn undefined(path: String, offset: usize) -> RenderError {
+        RenderError {
+            message: format!("undefined variable: {path}"),
+            kind: RenderErrorKind::UndefinedVariable(path),
+            offset,
+            line_col: None,
+        }
+    }
+
+    /// Overrides the position LiquidJS reports (not the offset of the failing token).
+    pub(crate) fn at_line_col(mut self, line: usize, col: usize) -> RenderError {
+        self.line_col = Some((line, col));
+        self
+    }
+
+    /// The error's kind.
+    pub fn kind(&self) -> &RenderErrorKind {
+        &self.kind
+    }
+
+    /// LiquidJS's message without position, e.g. `undefined variable: agent.owner`.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Byte offset of the token that failed.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The undefined path, if this is an undefined-variable error.
+    pub fn undefined_path(&self) -> Option<&str> {
+        match &self.kind {
+            RenderErrorKind::UndefinedVariable(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// LiquidJS's full message, `<message>, line:<l>, col:<c>`.
+    pub fn message_with_position(&self, template: &str) -> String {
+        let (l, c) = self
+            .line_col
+            .unwrap_or_else(|| super::line_col(template, self.offset));
+        format!("{}, line:{l}, col:{c}", self.message)
+    }
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RenderError {}

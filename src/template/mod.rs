@@ -1,0 +1,152 @@
+//! Liquid templates in the LiquidJS dialect: parse, list the variables a template reads,
+//! check them against what an agent may read, and render strictly.
+//!
+//! Agents' `instructions` and prompt blocks are rendered upstream by LiquidJS 10.30 with
+//! `strictVariables` and `strictFilters` (`shared/spec/agents.md` §3). This module
+//! reimplements that dialect so runstart can refuse a bad template at deploy time and render
+//! it at run start:
+//!
+//! - [`CompiledTemplate::parse`] tokenizes and parses once (linear time; block nesting is
+//!   kept on an explicit stack and capped at [`MAX_DEPTH`], so adversarial nesting is refused
+//!   with [`ParseErrorKind::TooDeep`] instead of overflowing the stack).
+//! - [`CompiledTemplate::globals`] lists the global variable paths in LiquidJS's segment
+//!   form (`settings["acme.w"].max` → `["settings","acme.w","max"]`), with LiquidJS's
+//!   scoping rules.
+//! - [`CompiledTemplate::check`] reports each read an agent cannot satisfy, with its position.
+//! - [`CompiledTemplate::render`] renders against a JSON context, many times per parse.
+//!
+//! # Why not the `liquid` crate
+//!
+//! liquid-rust cannot list a template's variables, lacks LiquidJS syntax (`{% liquid %}`,
+//! `{% echo %}`, `{% # %}`, the `json` filter and others) and formats values the Ruby way
+//! rather than the JavaScript way LiquidJS does (numbers, `==` between types, `{{ array }}`,
+//! `undefined variable` paths). Parity with the upstream renderer is the point, so the
+//! renderer walks this module's own tree, and the conformance suite
+//! (`tests/liquid_conformance.rs`) measures it against LiquidJS's recorded answers.
+//!
+//! # Example
+//!
+//! ```
+//! use runstart::template::CompiledTemplate;
+//! use serde_json::json;
+//!
+//! let t = CompiledTemplate::parse("Hi {{ customer.name | upcase }}{% assign n = 1 %}{{ n }}")?;
+//! let globals: Vec<String> = t.globals()?.iter().map(|g| g.to_string()).collect();
+//! assert_eq!(globals, ["customer.name"]);
+//! assert_eq!(t.render(&json!({"customer": {"name": "Ada"}}))?, "Hi ADA1");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod analysis;
+mod ast;
+mod check;
+mod date;
+mod error;
+mod filters;
+mod lexer;
+mod parser;
+mod prompt;
+mod render;
+mod value;
+
+pub use analysis::{AnalysisError, Segment, VariableRef};
+pub use check::{AllowedVariables, CheckIssue, CheckIssueKind, InputPolicy};
+pub use error::{ParseError, ParseErrorKind, RenderError, RenderErrorKind};
+pub use prompt::{AutoVariables, PromptError, PromptParameter, prompt_context};
+
+use serde_json::Value;
+
+/// Deepest nesting of block tags (`if`, `for`, `case`, `capture`, `liquid`…) a template may
+/// have. LiquidJS has no such cap and overflows its stack somewhere in the thousands; real
+/// prompts nest a handful of levels.
+pub const MAX_DEPTH: usize = 100;
+
+/// A parsed template: the tree, and the static analysis of its variables.
+///
+/// Holding one means LiquidJS would parse the source. Build it once with
+/// [`CompiledTemplate::parse`] and render it any number of times.
+#[derive(Debug, Clone)]
+pub struct CompiledTemplate {
+    source: String,
+    nodes: Vec<ast::Node>,
+    reads: Vec<VariableRef>,
+    partials: Vec<ast::PartialRef>,
+}
+
+impl CompiledTemplate {
+    /// Parses `source` as LiquidJS would (`strictFilters` on).
+    ///
+    /// # Errors
+    ///
+    /// A [`ParseError`] for exactly the templates LiquidJS refuses to parse: unclosed tags or
+    /// outputs, unknown tags, unknown filters, malformed expressions, and (runstart's own cap)
+    /// nesting deeper than [`MAX_DEPTH`].
+    ///
+    /// # Complexity
+    ///
+    /// Linear in the template's length.
+    pub fn parse(source: &str) -> Result<CompiledTemplate, ParseError> {
+        let nodes = parser::parse(source)?;
+        let a = analysis::analyze(source, &nodes);
+        Ok(CompiledTemplate {
+            source: source.to_string(),
+            nodes,
+            reads: a.reads,
+            partials: a.partials,
+        })
+    }
+
+    /// The template text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The global variable paths the template reads, as LiquidJS's `globalVariableSegments`:
+    /// grouped by root in order of first appearance, then in source order, without
+    /// duplicates.
+    ///
+    /// # Errors
+    ///
+    /// An [`AnalysisError`] when the template has `include`, `render` or `layout`: LiquidJS's
+    /// analysis would read the named template, and a prompt has no template root.
+    pub fn globals(&self) -> Result<Vec<&VariableRef>, AnalysisError> {
+        match analysis::partial_error(&self.partials) {
+            Some(e) => Err(e),
+            None => Ok(analysis::group_globals(&self.reads)),
+        }
+    }
+
+    /// Every global read in source order, duplicates included (each with its offset), even
+    /// when the template has partial tags.
+    pub fn global_reads(&self) -> &[VariableRef] {
+        &self.reads
+    }
+
+    /// Renders with `context` (a JSON object) as the global scope, as LiquidJS's
+    /// `parseAndRenderSync` does with `strictVariables` on.
+    ///
+    /// # Errors
+    ///
+    /// A [`RenderError`]: an undefined variable (named by its path up to the first undefined
+    /// segment), a filter's own failure, or a partial tag.
+    pub fn render(&self, context: &Value) -> Result<String, RenderError> {
+        let mut out = String::with_capacity(self.source.len());
+        let mut r = render::Renderer::new(&self.source, context);
+        r.render(&self.nodes, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`, as LiquidJS reports
+/// positions.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before[line_start..].chars().count() + 1;
+    (line, col)
+}

@@ -1,0 +1,611 @@
+//! Builds the syntax tree from tokens without recursion on nesting: open block tags live on an
+//! explicit stack, capped at [`super::MAX_DEPTH`].
+
+use super::ast::{Branch, Expr, ExprKind, FilteredValue, LoopHead, Node, PartialRef, PartialTag};
+use super::error::{ParseError, ParseErrorKind};
+use super::lexer::{Cursor, Token, tag_token, tokenize};
+
+type PResult<T> = Result<T, ParseError>;
+
+/// Parses a whole template.
+pub(crate) fn parse(s: &str) -> PResult<Vec<Node>> {
+    let tokens = tokenize(s)?;
+    parse_tokens(s, &tokens, 0)
+}
+
+enum CaseTarget {
+    Discard,
+    When,
+    Else,
+}
+
+enum Frame {
+    If {
+        tok: Token,
+        unless: bool,
+        branches: Vec<Branch>,
+        else_body: Vec<Node>,
+        in_else: bool,
+    },
+    Case {
+        tok: Token,
+        value: FilteredValue,
+        whens: Vec<(Vec<Expr>, Vec<Node>)>,
+        else_body: Vec<Node>,
+        discard: Vec<Node>,
+        target: CaseTarget,
+    },
+    For {
+        tok: Token,
+        head: LoopHead,
+        body: Vec<Node>,
+        else_body: Vec<Node>,
+        in_else: bool,
+    },
+    Tablerow {
+        tok: Token,
+        head: LoopHead,
+        body: Vec<Node>,
+    },
+    Capture {
+        tok: Token,
+        name: String,
+        body: Vec<Node>,
+    },
+    Block {
+        tok: Token,
+        body: Vec<Node>,
+    },
+}
+
+impl Frame {
+    fn tok(&self) -> Token {
+        match self {
+            Frame::If { tok, .. }
+            | Frame::Case { tok, .. }
+            | Frame::For { tok, .. }
+            | Frame::Tablerow { tok, .. }
+            | Frame::Capture { tok, .. }
+            | Frame::Block { tok, .. } => *tok,
+        }
+    }
+
+    fn target(&mut self) -> &mut Vec<Node> {
+        match self {
+            Frame::If {
+                branches,
+                else_body,
+                in_else,
+                ..
+            } => {
+                if *in_else {
+                    else_body
+                } else {
+                    match branches.last_mut() {
+                        Some(b) => &mut b.body,
+                        // ok: an if frame is created with its first branch
+                        None => else_body,
+                    }
+                }
+            }
+            Frame::Case {
+                whens,
+                else_body,
+                discard,
+                target,
+                ..
+            } => match target {
+                CaseTarget::Discard => discard,
+                CaseTarget::Else => else_body,
+                CaseTarget::When => match whens.last_mut() {
+                    Some(w) => &mut w.1,
+                    None => discard,
+                },
+            },
+            Frame::For {
+                body,
+                else_body,
+                in_else,
+                ..
+            } => {
+                if *in_else {
+                    else_body
+                } else {
+                    body
+                }
+            }
+            Frame::Tablerow { body, .. }
+            | Frame::Capture { body, .. }
+            | Frame::Block { body, .. } => body,
+        }
+    }
+
+    fn into_node(self) -> Node {
+        match self {
+            Frame::If {
+                unless,
+                branches,
+                else_body,
+                ..
+            } => Node::If {
+                unless,
+                branches,
+                else_body,
+            },
+            Frame::Case {
+                value,
+                whens,
+                else_body,
+                ..
+            } => Node::Case {
+                value,
+                whens,
+                else_body,
+            },
+            Frame::For {
+                head,
+                body,
+                else_body,
+                ..
+            } => Node::For {
+                head,
+                body,
+                else_body,
+            },
+            Frame::Tablerow { head, body, .. } => Node::Tablerow { head, body },
+            Frame::Capture { name, body, .. } => Node::Capture { name, body },
+            Frame::Block { body, .. } => Node::Liquid(body),
+        }
+    }
+}
+
+enum Handled {
+    No,
+    Yes,
+    Close,
+}
+
+fn value_of(s: &str, args: (usize, usize)) -> PResult<FilteredValue> {
+    Cursor::new(s, args.0, args.1).read_filtered_value()
+}
+
+/// Runs the innermost open block's handler for tag `name` (`tag:<name>` in a parse stream).
+fn handle(frame: &mut Frame, s: &str, name: &str, args: (usize, usize)) -> PResult<Handled> {
+    match frame {
+        Frame::If {
+            unless,
+            branches,
+            in_else,
+            ..
+        } => match name {
+            "elsif" => {
+                branches.push(Branch {
+                    cond: value_of(s, args)?,
+                    body: Vec::new(),
+                });
+                *in_else = false;
+                Ok(Handled::Yes)
+            }
+            "else" => {
+                *in_else = true;
+                Ok(Handled::Yes)
+            }
+            "endif" if !*unless => Ok(Handled::Close),
+            "endunless" if *unless => Ok(Handled::Close),
+            _ => Ok(Handled::No),
+        },
+        Frame::Case { whens, target, .. } => match name {
+            "when" => {
+                let mut c = Cursor::new(s, args.0, args.1);
+                let mut values = Vec::new();
+                while !c.end() {
+                    values.push(c.read_value_or_throw()?);
+                    c.skip_blank();
+                    if c.peek() == b',' {
+                        c.read_to(b",");
+                    } else {
+                        c.read_to(b"or");
+                    }
+                }
+                whens.push((values, Vec::new()));
+                *target = CaseTarget::When;
+                Ok(Handled::Yes)
+            }
+            "else" => {
+                *target = CaseTarget::Else;
+                Ok(Handled::Yes)
+            }
+            "endcase" => Ok(Handled::Close),
+            _ => Ok(Handled::No),
+        },
+        Frame::For { in_else, .. } => match name {
+            "else" => {
+                *in_else = true;
+                Ok(Handled::Yes)
+            }
+            "endfor" => Ok(Handled::Close),
+            _ => Ok(Handled::No),
+        },
+        Frame::Tablerow { .. } if name == "endtablerow" => Ok(Handled::Close),
+        Frame::Capture { .. } if name == "endcapture" => Ok(Handled::Close),
+        Frame::Block { .. } if name == "endblock" => Ok(Handled::Close),
+        _ => Ok(Handled::No),
+    }
+}
+
+fn loop_head(s: &str, tok: Token, args: (usize, usize), is_for: bool) -> PResult<LoopHead> {
+    let mut c = Cursor::new(s, args.0, args.1);
+    let var = c.read_identifier();
+    c.skip_blank();
+    let in_kw = c.read_identifier();
+    let collection = c.read_value()?;
+    let illegal = || {
+        ParseError::new(
+            ParseErrorKind::Syntax,
+            format!(
+                "illegal tag: {}",
+                s.get(tok.begin()..tok.end()).unwrap_or("")
+            ),
+            tok.begin(),
+        )
+    };
+    if (is_for && var.0 == var.1) || c.text(in_kw) != "in" {
+        return Err(illegal());
+    }
+    let Some(collection) = collection else {
+        return Err(illegal());
+    };
+    let hash = c.read_hashes()?;
+    Ok(LoopHead {
+        var: c.text(var).to_string(),
+        collection_text: s
+            .get(collection.begin..collection.end)
+            .unwrap_or("")
+            .to_string(),
+        collection,
+        hash,
+    })
+}
+
+/// Parses a token list (the template, or the lines of a `{% liquid %}` tag).
+fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Node>> {
+    let mut root: Vec<Node> = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    macro_rules! push {
+        ($node:expr) => {{
+            let node = $node;
+            match stack.last_mut() {
+                Some(f) => f.target().push(node),
+                None => root.push(node),
+            }
+        }};
+    }
+    while i < tokens.len() {
+        let tok = tokens[i];
+        i += 1;
+        let (name, args) = match tok {
+            Token::Html { begin, end } => {
+                if end > begin {
+                    push!(Node::Text(begin, end));
+                }
+                continue;
+            }
+            Token::Output { content, .. } => {
+                let v = value_of(s, content).map_err(|e| relocate(e, tok))?;
+                push!(Node::Output(v));
+                continue;
+            }
+            Token::Tag { name, args, .. } => (s.get(name.0..name.1).unwrap_or(""), args),
+        };
+        if let Some(frame) = stack.last_mut() {
+            match handle(frame, s, name, args).map_err(|e| relocate(e, tok))? {
+                Handled::Yes => continue,
+                Handled::Close => {
+                    if let Some(f) = stack.pop() {
+                        push!(f.into_node());
+                    }
+                    continue;
+                }
+                Handled::No => {}
+            }
+        }
+        let depth = base_depth + stack.len();
+        let opens_block = matches!(
+            name,
+            "if" | "unless" | "case" | "for" | "tablerow" | "capture" | "block" | "liquid"
+        );
+        if opens_block && depth >= super::MAX_DEPTH {
+            return Err(ParseError::new(
+                ParseErrorKind::TooDeep,
+                format!(
+                    "tags are nested deeper than {} levels; flatten the template",
+                    super::MAX_DEPTH
+                ),
+                tok.begin(),
+            ));
+        }
+        let begin = tok.begin();
+        match name {
+            "if" | "unless" => {
+                let cond = value_of(s, args).map_err(|e| relocate(e, tok))?;
+                stack.push(Frame::If {
+                    tok,
+                    unless: name == "unless",
+                    branches: vec![Branch {
+                        cond,
+                        body: Vec::new(),
+                    }],
+                    else_body: Vec::new(),
+                    in_else: false,
+                });
+            }
+            "case" => {
+                let value = value_of(s, args).map_err(|e| relocate(e, tok))?;
+                stack.push(Frame::Case {
+                    tok,
+                    value,
+                    whens: Vec::new(),
+                    else_body: Vec::new(),
+                    discard: Vec::new(),
+                    target: CaseTarget::Discard,
+                });
+            }
+            "for" => {
+                let head = loop_head(s, tok, args, true)?;
+                stack.push(Frame::For {
+                    tok,
+                    head,
+                    body: Vec::new(),
+                    else_body: Vec::new(),
+                    in_else: false,
+                });
+            }
+            "tablerow" => {
+                let head = loop_head(s, tok, args, false)?;
+                stack.push(Frame::Tablerow {
+                    tok,
+                    head,
+                    body: Vec::new(),
+                });
+            }
+            "capture" => {
+                let mut c = Cursor::new(s, args.0, args.1);
+                let id = c.read_identifier();
+                let name = if id.0 != id.1 {
+                    c.text(id).to_string()
+                } else if let Some(q) = c.read_quoted() {
+                    match q.kind {
+                        super::ast::ExprKind::Str(v) => v,
+                        _ => String::new(),
+                    }
+                } else {
+                    return Err(c.error("invalid capture name".into(), c.p));
+                };
+                stack.push(Frame::Capture {
+                    tok,
+                    name,
+                    body: Vec::new(),
+                });
+            }
+            "block" => stack.push(Frame::Block {
+                tok,
+                body: Vec::new(),
+            }),
+            "comment" => {
+                let mut closed = false;
+                while i < tokens.len() {
+                    let t = tokens[i];
+                    i += 1;
+                    if let Token::Tag { name, .. } = t
+                        && s.get(name.0..name.1) == Some("endcomment")
+                    {
+                        closed = true;
+                        break;
+                    }
+                }
+                if !closed {
+                    return Err(not_closed(s, tok));
+                }
+            }
+            "raw" => {
+                let mut closed = false;
+                let (mut rb, mut re) = (usize::MAX, 0);
+                while i < tokens.len() {
+                    let t = tokens[i];
+                    i += 1;
+                    if let Token::Tag { name, .. } = t
+                        && s.get(name.0..name.1) == Some("endraw")
+                    {
+                        closed = true;
+                        break;
+                    }
+                    if let Token::Html { begin, end } = t {
+                        rb = rb.min(begin);
+                        re = re.max(end);
+                    }
+                }
+                if !closed {
+                    return Err(not_closed(s, tok));
+                }
+                if re > rb {
+                    push!(Node::Raw(rb, re));
+                }
+            }
+            "#" => {
+                let text = s.get(args.0..args.1).unwrap_or("");
+                let mut lines = text.split('\n');
+                lines.next();
+                for line in lines {
+                    if let Some(c) = line.trim_start().chars().next()
+                        && c != '#'
+                    {
+                        return Err(ParseError::new(
+                            ParseErrorKind::Syntax,
+                            "every line of an inline comment must start with a '#' character"
+                                .into(),
+                            begin,
+                        ));
+                    }
+                }
+            }
+            "assign" => {
+                let mut c = Cursor::new(s, args.0, args.1);
+                let id = c.read_identifier();
+                if id.0 == id.1 {
+                    return Err(c.error("expected variable name".into(), c.p));
+                }
+                c.skip_blank();
+                if c.peek() != b'=' {
+                    return Err(c.error("expected \"=\"".into(), c.p));
+                }
+                c.p += 1;
+                let value = c.read_filtered_value().map_err(|e| relocate(e, tok))?;
+                push!(Node::Assign {
+                    name: c.text(id).to_string(),
+                    value,
+                });
+            }
+            "increment" | "decrement" => {
+                let mut c = Cursor::new(s, args.0, args.1);
+                let id = c.read_identifier();
+                let v = c.text(id).to_string();
+                push!(if name == "increment" {
+                    Node::Increment(v)
+                } else {
+                    Node::Decrement(v)
+                });
+            }
+            "echo" => {
+                let mut c = Cursor::new(s, args.0, args.1);
+                c.skip_blank();
+                let v = if c.end() {
+                    None
+                } else {
+                    Some(c.read_filtered_value().map_err(|e| relocate(e, tok))?)
+                };
+                push!(Node::Echo(v));
+            }
+            "cycle" => {
+                let mut c = Cursor::new(s, args.0, args.1);
+                let mut group = None;
+                let mut candidates = Vec::new();
+                let first = c.read_value()?;
+                c.skip_blank();
+                if let Some(v) = first {
+                    if c.peek() == b':' {
+                        group = Some(v);
+                        c.p += 1;
+                    } else {
+                        candidates.push(v);
+                    }
+                }
+                while !c.end() {
+                    if let Some(v) = c.read_value()? {
+                        candidates.push(v);
+                    }
+                    c.read_to(b",");
+                }
+                if candidates.is_empty() {
+                    return Err(ParseError::new(
+                        ParseErrorKind::Syntax,
+                        format!(
+                            "empty candidates: \"{}\"",
+                            s.get(tok.begin()..tok.end()).unwrap_or("")
+                        ),
+                        begin,
+                    ));
+                }
+                let key = candidates
+                    .iter()
+                    .map(|e| s.get(e.begin..e.end).unwrap_or(""))
+                    .collect::<Vec<_>>()
+                    .join(",");
+                push!(Node::Cycle {
+                    group,
+                    candidates,
+                    key,
+                });
+            }
+            "break" => push!(Node::Break),
+            "continue" => push!(Node::Continue),
+            "liquid" => {
+                let mut c = Cursor::new(s, args.0, args.1);
+                let mut sub = Vec::new();
+                loop {
+                    c.skip_blank();
+                    if c.end() {
+                        break;
+                    }
+                    let lb = c.p;
+                    let le = match c.read_to(b"\n") {
+                        Some(e) => e,
+                        None => c.n,
+                    };
+                    sub.push(tag_token(s, lb, le, lb, le, true)?);
+                }
+                let nodes = parse_tokens(s, &sub, depth + 1)?;
+                push!(Node::Liquid(nodes));
+            }
+            "include" | "render" | "layout" => {
+                let tag = match name {
+                    "include" => PartialTag::Include,
+                    "render" => PartialTag::Render,
+                    _ => PartialTag::Layout,
+                };
+                let mut c = Cursor::new(s, args.0, args.1);
+                let Some(file) = c.read_value()? else {
+                    return Err(c.error(format!("illegal file path {}", c.snapshot()), c.p));
+                };
+                // a quoted file name is itself a template (`"files/{{ f }}"`)
+                if file.begin < file.end
+                    && depth + 1 < super::MAX_DEPTH
+                    && let Some(inner) = s.get(file.begin + 1..file.end.saturating_sub(1))
+                    && inner.contains('{')
+                {
+                    tokenize(inner)?;
+                }
+                let name = match &file.kind {
+                    ExprKind::Str(v) => v.clone(),
+                    _ => s.get(file.begin..file.end).unwrap_or("").to_string(),
+                };
+                push!(Node::Partial(PartialRef {
+                    tag,
+                    offset: begin,
+                    file: name,
+                }));
+            }
+            _ => {
+                return Err(ParseError::new(
+                    ParseErrorKind::UnknownTag,
+                    format!("tag \"{name}\" not found"),
+                    begin,
+                ));
+            }
+        }
+    }
+    if let Some(f) = stack.last() {
+        return Err(not_closed(s, f.tok()));
+    }
+    Ok(root)
+}
+
+/// An unknown filter is an assertion inside the tag's constructor, which LiquidJS reports at
+/// the tag (or output) rather than at the filter.
+fn relocate(mut e: ParseError, tok: Token) -> ParseError {
+    if e.kind() == ParseErrorKind::UndefinedFilter {
+        e.set_offset(tok.begin());
+    }
+    e
+}
+
+fn not_closed(s: &str, tok: Token) -> ParseError {
+    ParseError::new(
+        ParseErrorKind::NotClosed,
+        format!(
+            "tag {} not closed",
+            s.get(tok.begin()..tok.end()).unwrap_or("")
+        ),
+        tok.begin(),
+    )
+}

@@ -1,0 +1,235 @@
+//! Rendering an agent's prompt at run start (`shared/spec/agents.md` §3.2–§3.4): required
+//! parameters first, then the context (defaults, supplied values, auto-variables), then a
+//! strict render with upstream's error codes and messages.
+
+use super::{CompiledTemplate, RenderErrorKind};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// A declared prompt parameter, as far as rendering cares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptParameter {
+    name: String,
+    required: bool,
+    default: Option<Value>,
+}
+
+impl PromptParameter {
+    /// A required parameter without a default.
+    pub fn new(name: impl Into<String>) -> PromptParameter {
+        PromptParameter {
+            name: name.into(),
+            required: true,
+            default: None,
+        }
+    }
+
+    /// Sets `required` (default `true`; upstream treats only an explicit `false` as optional).
+    #[must_use]
+    pub fn with_required(mut self, required: bool) -> PromptParameter {
+        self.required = required;
+        self
+    }
+
+    /// Sets the `default` value (none by default). A parameter with a default is never
+    /// missing.
+    #[must_use]
+    pub fn with_default(mut self, default: Value) -> PromptParameter {
+        self.default = Some(default);
+        self
+    }
+
+    /// The parameter's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// The auto-variables of one turn (§3.3); they overwrite caller values of the same name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoVariables {
+    now: String,
+    agent: Value,
+    conversation: Option<Value>,
+    input: Option<Value>,
+    settings: Option<Map<String, Value>>,
+}
+
+impl AutoVariables {
+    /// `now` is the render clock as ISO 8601 UTC with milliseconds
+    /// (`2026-09-17T15:30:00.000Z`); `today` is its first 10 characters.
+    pub fn new(
+        now: impl Into<String>,
+        agent_id: &str,
+        agent_name: &str,
+        agent_version: &str,
+    ) -> AutoVariables {
+        AutoVariables {
+            now: now.into(),
+            agent: serde_json::json!({"id": agent_id, "name": agent_name, "version": agent_version}),
+            conversation: None,
+            input: None,
+            settings: None,
+        }
+    }
+
+    /// Adds `conversation.{id,turn}` (absent by default; the turn's renderer always passes
+    /// one).
+    #[must_use]
+    pub fn with_conversation(mut self, id: &str, turn: u64) -> AutoVariables {
+        self.conversation = Some(serde_json::json!({"id": id, "turn": turn}));
+        self
+    }
+
+    /// Adds `input` (absent by default: only flow agent steps have input).
+    #[must_use]
+    pub fn with_input(mut self, input: Value) -> AutoVariables {
+        self.input = Some(input);
+        self
+    }
+
+    /// Adds `settings`, block id → values (absent by default: only agents that reference
+    /// data blocks have it, then `{}` if there are no settings blocks).
+    #[must_use]
+    pub fn with_settings(mut self, settings: Map<String, Value>) -> AutoVariables {
+        self.settings = Some(settings);
+        self
+    }
+}
+
+/// Why a prompt could not be rendered; [`PromptError::code`] and the `Display` message are
+/// upstream's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PromptError {
+    /// Required parameters without a value, in declaration order.
+    MissingParameters(Vec<String>),
+    /// The template read a variable that does not resolve; the full path LiquidJS reports.
+    UnresolvedVariable(String),
+    /// Any other render failure, with LiquidJS's message (position included).
+    RenderFailure(String),
+}
+
+impl PromptError {
+    /// `missing-parameter` or `render-failure`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            PromptError::MissingParameters(_) | PromptError::UnresolvedVariable(_) => {
+                "missing-parameter"
+            }
+            PromptError::RenderFailure(_) => "render-failure",
+        }
+    }
+
+    /// `parameterName`: set for exactly one missing parameter, or an unresolved variable.
+    pub fn parameter_name(&self) -> Option<&str> {
+        match self {
+            PromptError::MissingParameters(v) if v.len() == 1 => v.first().map(String::as_str),
+            PromptError::UnresolvedVariable(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for PromptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PromptError::MissingParameters(v) if v.len() == 1 => {
+                write!(f, "Required parameter missing: {}", v.join(", "))
+            }
+            PromptError::MissingParameters(v) => {
+                write!(f, "Required parameters missing: {}", v.join(", "))
+            }
+            PromptError::UnresolvedVariable(p) => {
+                write!(f, "Template references an unresolved variable: {p}")
+            }
+            PromptError::RenderFailure(m) => write!(f, "Template render failed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for PromptError {}
+
+/// The render context of §3.3: defaults, then every supplied parameter, then the
+/// auto-variables.
+pub fn prompt_context(
+    params: &[PromptParameter],
+    supplied: &Map<String, Value>,
+    auto: &AutoVariables,
+) -> Map<String, Value> {
+    let mut ctx = Map::new();
+    for p in params {
+        if let Some(d) = &p.default {
+            ctx.insert(p.name.clone(), d.clone());
+        }
+    }
+    for (k, v) in supplied {
+        ctx.insert(k.clone(), v.clone());
+    }
+    let today: String = auto.now.chars().take(10).collect();
+    ctx.insert("today".into(), Value::String(today));
+    ctx.insert("now".into(), Value::String(auto.now.clone()));
+    ctx.insert("agent".into(), auto.agent.clone());
+    if let Some(c) = &auto.conversation {
+        ctx.insert("conversation".into(), c.clone());
+    }
+    if let Some(i) = &auto.input {
+        ctx.insert("input".into(), i.clone());
+    }
+    if let Some(s) = &auto.settings {
+        ctx.insert("settings".into(), Value::Object(s.clone()));
+    }
+    ctx
+}
+
+impl CompiledTemplate {
+    /// Renders the prompt as run start does: missing required parameters are reported
+    /// together before anything renders, then the template renders strictly against
+    /// [`prompt_context`].
+    ///
+    /// # Errors
+    ///
+    /// [`PromptError::MissingParameters`] (a parameter is missing when it is required, has no
+    /// default and its name is not supplied; a JSON `null` counts as supplied),
+    /// [`PromptError::UnresolvedVariable`], or [`PromptError::RenderFailure`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::template::{AutoVariables, CompiledTemplate, PromptParameter};
+    /// use serde_json::{json, Map};
+    ///
+    /// let t = CompiledTemplate::parse("You are {{ agent.name }} for {{ firm }}. Today is {{ today }}.")?;
+    /// let auto = AutoVariables::new("2026-09-17T15:30:00.000Z", "acme.test", "Test", "1.0.0");
+    /// let mut supplied = Map::new();
+    /// supplied.insert("firm".into(), json!("Acme LLP"));
+    /// let params = [PromptParameter::new("firm")];
+    /// assert_eq!(
+    ///     t.render_prompt(&params, &supplied, &auto)?,
+    ///     "You are Test for Acme LLP. Today is 2026-09-17."
+    /// );
+    /// let err = t.render_prompt(&params, &Map::new(), &auto).unwrap_err();
+    /// assert_eq!(err.to_string(), "Required parameter missing: firm");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn render_prompt(
+        &self,
+        params: &[PromptParameter],
+        supplied: &Map<String, Value>,
+        auto: &AutoVariables,
+    ) -> Result<String, PromptError> {
+        let missing: Vec<String> = params
+            .iter()
+            .filter(|p| p.required && p.default.is_none() && !supplied.contains_key(&p.name))
+            .map(|p| p.name.clone())
+            .collect();
+        if !missing.is_empty() {
+            return Err(PromptError::MissingParameters(missing));
+        }
+        let ctx = Value::Object(prompt_context(params, supplied, auto));
+        self.render(&ctx).map_err(|e| match e.kind() {
+            RenderErrorKind::UndefinedVariable(p) => PromptError::UnresolvedVariable(p.clone()),
+            _ => PromptError::RenderFailure(e.message_with_position(self.source())),
+        })
+    }
+}

@@ -1,0 +1,596 @@
+//! The strict renderer: LiquidJS semantics with `strictVariables` and `strictFilters`.
+//!
+//! It walks the tree recursively; the parser caps nesting at [`super::MAX_DEPTH`], so the
+//! recursion is bounded.
+
+use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, LoopHead, Node, Op, Prop};
+use super::error::{RenderError, RenderErrorKind};
+use super::filters::{self, FilterError, FilterName};
+use super::value::{
+    LoopInfo, Val, js_equals, js_less, js_less_eq, js_num, js_string, stringify, to_number,
+    write_val,
+};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+type RResult<T> = Result<T, RenderError>;
+
+/// Largest range `(a..b)` a template may build; LiquidJS has no cap but would exhaust memory.
+const MAX_RANGE: f64 = 1_000_000.0;
+
+pub(crate) struct Renderer<'a> {
+    src: &'a str,
+    env: Option<&'a Map<String, Value>>,
+    env_over: Vec<(&'a str, Val<'a>)>,
+    scopes: Vec<Vec<(&'a str, Val<'a>)>>,
+    brk: bool,
+    cont: bool,
+    cycles: HashMap<String, usize>,
+}
+
+impl<'a> Renderer<'a> {
+    pub(crate) fn new(src: &'a str, env: &'a Value) -> Renderer<'a> {
+        Renderer {
+            src,
+            env: env.as_object(),
+            env_over: Vec::new(),
+            scopes: vec![Vec::new()],
+            brk: false,
+            cont: false,
+            cycles: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn render(&mut self, nodes: &'a [Node], out: &mut String) -> RResult<()> {
+        for node in nodes {
+            self.node(node, out)?;
+            if self.brk || self.cont {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_bottom(&mut self, name: &'a str, v: Val<'a>) {
+        if let Some(scope) = self.scopes.first_mut() {
+            match scope.iter_mut().find(|(k, _)| *k == name) {
+                Some(slot) => slot.1 = v,
+                None => scope.push((name, v)),
+            }
+        }
+    }
+
+    fn env_number(&self, name: &str) -> f64 {
+        let v = match self.env_over.iter().find(|(k, _)| *k == name) {
+            Some((_, v)) => v.clone(),
+            None => self
+                .env
+                .and_then(|m| m.get(name))
+                .map(Val::from_json)
+                .unwrap_or(Val::Undef),
+        };
+        match v {
+            Val::Num(n) => n,
+            _ => 0.0,
+        }
+    }
+
+    fn set_env(&mut self, name: &'a str, v: f64) {
+        match self.env_over.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = Val::Num(v),
+            None => self.env_over.push((name, Val::Num(v))),
+        }
+    }
+
+    fn node(&mut self, node: &'a Node, out: &mut String) -> RResult<()> {
+        match node {
+            Node::Text(b, e) | Node::Raw(b, e) => out.push_str(self.src.get(*b..*e).unwrap_or("")),
+            Node::Output(v) | Node::Echo(Some(v)) => {
+                let v = self.filtered(v)?;
+                write_val(out, &v);
+            }
+            Node::Echo(None) => {}
+            Node::If {
+                unless,
+                branches,
+                else_body,
+            } => {
+                for (i, b) in branches.iter().enumerate() {
+                    let v = self.filtered(&b.cond)?;
+                    let hit = if *unless && i == 0 {
+                        !v.truthy()
+                    } else {
+                        v.truthy()
+                    };
+                    if hit {
+                        return self.render(&b.body, out);
+                    }
+                }
+                self.render(else_body, out)?;
+            }
+            Node::Case {
+                value,
+                whens,
+                else_body,
+            } => {
+                let target = match self.filtered(value)? {
+                    Val::Empty | Val::Blank => Val::S(""),
+                    v => v,
+                };
+                let mut hit = false;
+                for (values, body) in whens {
+                    for e in values {
+                        let v = self.expr(e)?;
+                        if js_equals(&target, &v) {
+                            self.render(body, out)?;
+                            hit = true;
+                            break;
+                        }
+                    }
+                }
+                if !hit {
+                    self.render(else_body, out)?;
+                }
+            }
+            Node::For {
+                head,
+                body,
+                else_body,
+            } => self.for_loop(head, body, else_body, out)?,
+            Node::Tablerow { head, body } => self.tablerow(head, body, out)?,
+            Node::Cycle {
+                group,
+                candidates,
+                key,
+            } => {
+                let g = match group {
+                    Some(e) => js_string(&self.expr(e)?),
+                    None => "undefined".to_string(),
+                };
+                let fp = format!("cycle:{g}:{key}");
+                let idx = self.cycles.get(&fp).copied().unwrap_or(0);
+                let n = candidates.len().max(1);
+                self.cycles.insert(fp, (idx + 1) % n);
+                if let Some(c) = candidates.get(idx) {
+                    let v = self.expr(c)?;
+                    // a tag's return value is written only when truthy in JS
+                    // (`html && emitter.write(html)`), so `{% cycle 'a', false %}` writes nothing
+                    if v.truthy_js() {
+                        write_val(out, &v);
+                    }
+                }
+            }
+            Node::Assign { name, value } => {
+                let v = self.filtered(value)?;
+                self.set_bottom(name, v);
+            }
+            Node::Capture { name, body } => {
+                let mut buf = String::new();
+                self.render(body, &mut buf)?;
+                self.set_bottom(name, Val::string(buf));
+            }
+            Node::Increment(name) => {
+                let v = self.env_number(name);
+                self.set_env(name, v + 1.0);
+                out.push_str(&js_num(v));
+            }
+            Node::Decrement(name) => {
+                let v = self.env_number(name) - 1.0;
+                self.set_env(name, v);
+                out.push_str(&js_num(v));
+            }
+            Node::Break => self.brk = true,
+            Node::Continue => self.cont = true,
+            Node::Liquid(nodes) => self.render(nodes, out)?,
+            Node::Partial(p) => {
+                return Err(RenderError::new(
+                    RenderErrorKind::NoTemplateRoot,
+                    p.lookup_message(),
+                    p.offset,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn hash(&mut self, head: &'a LoopHead) -> RResult<Vec<(&'a str, Val<'a>)>> {
+        let mut out = Vec::with_capacity(head.hash.len());
+        for (k, v) in &head.hash {
+            let val = match v {
+                Some(e) => self.expr(e)?,
+                None => Val::Bool(true),
+            };
+            match out
+                .iter_mut()
+                .find(|(name, _): &&mut (&str, Val<'a>)| *name == k)
+            {
+                Some(slot) => slot.1 = val,
+                None => out.push((k.as_str(), val)),
+            }
+        }
+        Ok(out)
+    }
+
+    fn for_loop(
+        &mut self,
+        head: &'a LoopHead,
+        body: &'a [Node],
+        else_body: &'a [Node],
+        out: &mut String,
+    ) -> RResult<()> {
+        let coll = self.expr(&head.collection)?;
+        let mut items = to_enumerable(&coll);
+        if items.is_empty() {
+            return self.render(else_body, out);
+        }
+        let hash = self.hash(head)?;
+        let get = |k: &str| hash.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+        if let Some(off) = get("offset").filter(|v| !matches!(v, Val::Undef)) {
+            let start = js_slice_index(to_number(&off), items.len());
+            items.drain(..start);
+        }
+        if let Some(lim) = get("limit").filter(|v| !matches!(v, Val::Undef)) {
+            let end = js_slice_index(to_number(&lim), items.len());
+            items.truncate(end);
+        }
+        if get("reversed").is_some_and(|v| !matches!(v, Val::Undef)) {
+            items.reverse();
+        }
+        let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
+        self.scopes.push(Vec::with_capacity(2));
+        let mut result = Ok(());
+        for (i, item) in items.into_iter().enumerate() {
+            let info = Val::Loop(LoopInfo {
+                head,
+                index0: u32::try_from(i).unwrap_or(u32::MAX),
+                length,
+                cols: 0,
+            });
+            if let Some(scope) = self.scopes.last_mut() {
+                scope.clear();
+                scope.push(("forloop", info));
+                scope.push((head.var.as_str(), item));
+            }
+            self.brk = false;
+            self.cont = false;
+            result = self.render(body, out);
+            if result.is_err() || self.brk {
+                break;
+            }
+        }
+        self.brk = false;
+        self.cont = false;
+        self.scopes.pop();
+        result
+    }
+
+    fn tablerow(&mut self, head: &'a LoopHead, body: &'a [Node], out: &mut String) -> RResult<()> {
+        let coll = self.expr(&head.collection)?;
+        let mut items = to_enumerable(&coll);
+        let hash = self.hash(head)?;
+        let get = |k: &str| hash.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+        let offset = get("offset")
+            .filter(|v| v.truthy_js())
+            .map(|v| to_number(&v))
+            .unwrap_or(0.0);
+        let start = js_slice_index(offset, items.len());
+        let end = match get("limit").filter(|v| !matches!(v, Val::Undef)) {
+            Some(l) => js_slice_index(offset + to_number(&l), items.len()),
+            None => js_slice_index(offset + items.len() as f64, items.len()),
+        };
+        items = if start < end {
+            items.drain(start..end).collect()
+        } else {
+            Vec::new()
+        };
+        let cols = match get("cols").filter(|v| v.truthy_js()) {
+            Some(c) => {
+                let c = to_number(&c);
+                if c.is_finite() && c >= 1.0 {
+                    c as usize
+                } else {
+                    items.len().max(1)
+                }
+            }
+            None => items.len().max(1),
+        };
+        let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
+        self.scopes.push(Vec::with_capacity(2));
+        let mut result = Ok(());
+        for (i, item) in items.into_iter().enumerate() {
+            let info = LoopInfo {
+                head,
+                index0: u32::try_from(i).unwrap_or(u32::MAX),
+                length,
+                cols: u32::try_from(cols).unwrap_or(u32::MAX),
+            };
+            let (row, col0) = (i / cols + 1, i % cols);
+            if let Some(scope) = self.scopes.last_mut() {
+                scope.clear();
+                scope.push(("tablerowloop", Val::Loop(info)));
+                scope.push((head.var.as_str(), item));
+            }
+            if col0 == 0 {
+                if row != 1 {
+                    out.push_str("</tr>");
+                }
+                out.push_str(&format!("<tr class=\"row{row}\">"));
+            }
+            out.push_str(&format!("<td class=\"col{}\">", col0 + 1));
+            result = self.render(body, out);
+            if result.is_err() {
+                break;
+            }
+            out.push_str("</td>");
+        }
+        if result.is_ok() && length > 0 {
+            out.push_str("</tr>");
+        }
+        self.scopes.pop();
+        result
+    }
+
+    fn filtered(&mut self, fv: &'a FilteredValue) -> RResult<Val<'a>> {
+        let mut v = self.postfix(&fv.initial)?;
+        for f in &fv.filters {
+            let mut args = Vec::new();
+            let mut kwargs = Vec::new();
+            for a in &f.args {
+                match a {
+                    FilterArg::Positional(e) => args.push(self.expr(e)?),
+                    FilterArg::Keyword(k, e) => {
+                        let val = match e {
+                            Some(e) => self.expr(e)?,
+                            None => Val::Undef,
+                        };
+                        kwargs.push((k.as_str(), val));
+                    }
+                }
+            }
+            let name = match &f.name {
+                FilterName::Known(n) => *n,
+                // the parser refuses unknown filters
+                FilterName::Unknown(n) => {
+                    return Err(RenderError::new(
+                        RenderErrorKind::Other,
+                        format!("undefined filter: {n}"),
+                        f.begin,
+                    ));
+                }
+            };
+            v = filters::apply(name, v, &args, &kwargs).map_err(|e| match e {
+                FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, f.begin),
+                // LiquidJS reads `where`'s property with a tokenizer of its own, so the
+                // position it reports is line 1, column 1 of the property text
+                FilterError::Undefined(p) => RenderError::undefined(p, f.begin).at_line_col(1, 1),
+            })?;
+        }
+        Ok(v)
+    }
+
+    fn postfix(&mut self, list: &'a [Expr]) -> RResult<Val<'a>> {
+        if let [single] = list {
+            return self.expr(single);
+        }
+        // each operand remembers whether it is the literal `nil` (LiquidJS's NullDrop, which
+        // is never greater or less than anything)
+        let mut stack: Vec<(Val<'a>, bool)> = Vec::with_capacity(list.len());
+        for e in list {
+            if let ExprKind::Op(op) = e.kind {
+                let (r, rn) = stack.pop().unwrap_or((Val::Undef, false));
+                let res = if op == Op::Not {
+                    Val::Bool(!r.truthy())
+                } else {
+                    let (l, ln) = stack.pop().unwrap_or((Val::Undef, false));
+                    let ordering = matches!(op, Op::Gt | Op::Lt | Op::Ge | Op::Le);
+                    Val::Bool(!(ordering && (ln || rn)) && apply_op(op, &l, &r))
+                };
+                stack.push((res, false));
+            } else {
+                let v = self.expr(e)?;
+                stack.push((v, matches!(e.kind, ExprKind::Nil)));
+            }
+        }
+        Ok(stack.into_iter().next().map_or(Val::Undef, |(v, _)| v))
+    }
+
+    pub(crate) fn expr(&mut self, e: &'a Expr) -> RResult<Val<'a>> {
+        Ok(match &e.kind {
+            ExprKind::True => Val::Bool(true),
+            ExprKind::False => Val::Bool(false),
+            ExprKind::Nil => Val::Nil,
+            ExprKind::Empty => Val::Empty,
+            ExprKind::Blank => Val::Blank,
+            ExprKind::Str(s) => Val::S(s),
+            ExprKind::Num(n) => Val::Num(*n),
+            ExprKind::Range(l, r) => {
+                let lo = to_number(&self.expr(l)?);
+                let hi = to_number(&self.expr(r)?);
+                let mut items = Vec::new();
+                if lo.is_finite() && hi.is_finite() {
+                    if hi + 1.0 - lo > MAX_RANGE {
+                        return Err(RenderError::new(
+                            RenderErrorKind::Other,
+                            format!("range ({}..{}) is too large", js_num(lo), js_num(hi)),
+                            e.begin,
+                        ));
+                    }
+                    let mut x = lo;
+                    while x < hi + 1.0 {
+                        items.push(Val::Num(x));
+                        x += 1.0;
+                    }
+                }
+                Val::Arr(Rc::new(items))
+            }
+            ExprKind::Path { root, props } => self.path(root.as_deref(), props, e.begin)?,
+            ExprKind::Op(_) => Val::Undef,
+        })
+    }
+
+    fn lookup_root(&self, name: &str) -> Val<'a> {
+        for scope in self.scopes.iter().rev() {
+            if let Some((_, v)) = scope.iter().find(|(k, _)| *k == name) {
+                return v.clone();
+            }
+        }
+        if let Some((_, v)) = self.env_over.iter().find(|(k, _)| *k == name) {
+            return v.clone();
+        }
+        match self.env.and_then(|m| m.get(name)) {
+            Some(v) => Val::from_json(v),
+            None => Val::Undef,
+        }
+    }
+
+    fn path(&mut self, root: Option<&'a Expr>, props: &'a [Prop], pos: usize) -> RResult<Val<'a>> {
+        // LiquidJS evaluates every bracketed key before walking the path, so an undefined
+        // variable inside a later bracket wins over an earlier missing segment.
+        let mut dynamic: Vec<Val<'a>> = Vec::new();
+        for p in props {
+            if let Prop::Path(e) | Prop::Other(e) = p {
+                let v = self.expr(e)?;
+                dynamic.push(v);
+            }
+        }
+        let src = self.src;
+        let key_at = |i: usize, dynamic: &[Val<'a>]| -> Val<'a> {
+            match props.get(i) {
+                Some(Prop::Ident(b, e)) => Val::S(src.get(*b..*e).unwrap_or("")),
+                Some(Prop::Quoted(s)) => Val::S(s),
+                Some(Prop::Num(n)) => Val::Num(*n),
+                Some(Prop::Path(_)) | Some(Prop::Other(_)) => {
+                    let k = props
+                        .iter()
+                        .take(i)
+                        .filter(|p| matches!(p, Prop::Path(_) | Prop::Other(_)))
+                        .count();
+                    dynamic.get(k).cloned().unwrap_or(Val::Undef)
+                }
+                None => Val::Undef,
+            }
+        };
+        let undefined = |upto: usize, dynamic: &[Val<'a>]| {
+            let path = (0..=upto)
+                .map(|i| match key_at(i, dynamic) {
+                    Val::Nil | Val::Undef => String::new(),
+                    k => js_string(&k),
+                })
+                .collect::<Vec<_>>()
+                .join(".");
+            RenderError::undefined(path, pos)
+        };
+        let mut dyn_i = 0;
+        let mut next_key = |p: &'a Prop| -> Val<'a> {
+            match p {
+                Prop::Ident(b, e) => Val::S(src.get(*b..*e).unwrap_or("")),
+                Prop::Quoted(s) => Val::S(s),
+                Prop::Num(n) => Val::Num(*n),
+                Prop::Path(_) | Prop::Other(_) => {
+                    dyn_i += 1;
+                    dynamic.get(dyn_i - 1).cloned().unwrap_or(Val::Undef)
+                }
+            }
+        };
+        let (mut cur, start) = match root {
+            Some(r) => (self.expr(r)?, 0),
+            None => {
+                let Some(first) = props.first() else {
+                    return Ok(Val::Undef);
+                };
+                let v = match next_key(first) {
+                    Val::S(s) => self.lookup_root(s),
+                    k => self.lookup_root(&js_string(&k)),
+                };
+                if matches!(v, Val::Undef) {
+                    return Err(undefined(0, &dynamic));
+                }
+                (v, 1)
+            }
+        };
+        for (i, p) in props.iter().enumerate().skip(start) {
+            let k = next_key(p);
+            cur = cur.read_property(&k);
+            if matches!(cur, Val::Undef) {
+                return Err(undefined(i, &dynamic));
+            }
+        }
+        Ok(cur)
+    }
+}
+
+/// `Array.prototype.slice` index normalisation for a non-negative result.
+fn js_slice_index(n: f64, len: usize) -> usize {
+    if n.is_nan() {
+        return 0;
+    }
+    let n = n.trunc();
+    if n < 0.0 {
+        let v = len as f64 + n;
+        if v < 0.0 { 0 } else { v as usize }
+    } else if n > len as f64 {
+        len
+    } else {
+        n as usize
+    }
+}
+
+/// `toEnumerable`.
+fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
+    if let Some(items) = v.items() {
+        return items;
+    }
+    match v {
+        Val::S(_) | Val::Str(_) => {
+            if v.as_str().is_some_and(|s| !s.is_empty()) {
+                vec![v.clone()]
+            } else {
+                Vec::new()
+            }
+        }
+        Val::Json(Value::Object(m)) => m
+            .iter()
+            .map(|(k, x)| Val::Arr(Rc::new(vec![Val::S(k), Val::from_json(x)])))
+            .collect(),
+        Val::Loop(_) => vec![v.clone()],
+        _ => Vec::new(),
+    }
+}
+
+fn apply_op(op: Op, l: &Val<'_>, r: &Val<'_>) -> bool {
+    let drop = |v: &Val<'_>| matches!(v, Val::Empty | Val::Blank);
+    match op {
+        Op::Eq => js_equals(l, r),
+        Op::Ne => !js_equals(l, r),
+        Op::Gt => !drop(l) && !drop(r) && js_less(r, l),
+        Op::Lt => !drop(l) && !drop(r) && js_less(l, r),
+        Op::Ge => !drop(l) && !drop(r) && js_less_eq(r, l),
+        Op::Le => !drop(l) && !drop(r) && js_less_eq(l, r),
+        Op::Contains => {
+            let l = match l {
+                Val::Empty | Val::Blank => Val::S(""),
+                l => l.clone(),
+            };
+            if let Some(items) = l.items() {
+                items.iter().any(|i| js_equals(i, r))
+            } else if let Some(s) = l.as_str() {
+                let needle = match r {
+                    Val::Empty | Val::Blank => String::new(),
+                    r => js_string(r),
+                };
+                s.contains(needle.as_str())
+            } else {
+                false
+            }
+        }
+        Op::And => l.truthy() && r.truthy(),
+        Op::Or => l.truthy() || r.truthy(),
+        Op::Not => !r.truthy(),
+    }
+}
+
+#[allow(dead_code)]
+fn debug_string(v: &Val<'_>) -> String {
+    stringify(v)
+}

@@ -1,0 +1,683 @@
+//! Runtime values with JavaScript semantics: LiquidJS renders JS values, so equality,
+//! ordering, number formatting and string conversion follow ECMAScript.
+
+use super::ast::LoopHead;
+use serde_json::Value;
+use std::rc::Rc;
+
+/// State of a `forloop` / `tablerowloop` drop at one iteration; small and `Copy`, so a loop
+/// allocates nothing per iteration.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LoopInfo<'a> {
+    pub(crate) head: &'a LoopHead,
+    pub(crate) index0: u32,
+    pub(crate) length: u32,
+    /// Columns of a `tablerowloop`; 0 for a `forloop`.
+    pub(crate) cols: u32,
+}
+
+impl LoopInfo<'_> {
+    /// `forloop.name`: `<variable>-<collection source>`.
+    pub(crate) fn name(&self) -> String {
+        format!("{}-{}", self.head.var, self.head.collection_text)
+    }
+}
+
+/// A value while rendering; borrowed from the context or the template where possible.
+#[derive(Debug, Clone)]
+pub(crate) enum Val<'a> {
+    Undef,
+    Nil,
+    Bool(bool),
+    Num(f64),
+    S(&'a str),
+    Str(Rc<str>),
+    /// An array or object of the render context.
+    Json(&'a Value),
+    Arr(Rc<Vec<Val<'a>>>),
+    Empty,
+    Blank,
+    Loop(LoopInfo<'a>),
+}
+
+impl<'a> Val<'a> {
+    pub(crate) fn from_json(v: &'a Value) -> Val<'a> {
+        match v {
+            Value::Null => Val::Nil,
+            Value::Bool(b) => Val::Bool(*b),
+            Value::Number(n) => Val::Num(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(s) => Val::S(s),
+            Value::Array(_) | Value::Object(_) => Val::Json(v),
+        }
+    }
+
+    pub(crate) fn string(s: String) -> Val<'a> {
+        Val::Str(Rc::from(s))
+    }
+
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Val::S(s) => Some(s),
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_array(&self) -> bool {
+        matches!(self, Val::Json(Value::Array(_)) | Val::Arr(_))
+    }
+
+    /// Elements, if this is an array.
+    pub(crate) fn items(&self) -> Option<Vec<Val<'a>>> {
+        match self {
+            Val::Json(Value::Array(a)) => Some(a.iter().map(Val::from_json).collect()),
+            Val::Arr(a) => Some(a.as_ref().clone()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn items_len(&self) -> Option<usize> {
+        match self {
+            Val::Json(Value::Array(a)) => Some(a.len()),
+            Val::Arr(a) => Some(a.len()),
+            _ => None,
+        }
+    }
+
+    fn item(&self, i: usize) -> Val<'a> {
+        match self {
+            Val::Json(Value::Array(a)) => a.get(i).map(Val::from_json).unwrap_or(Val::Undef),
+            Val::Arr(a) => a.get(i).cloned().unwrap_or(Val::Undef),
+            _ => Val::Undef,
+        }
+    }
+
+    /// Liquid truthiness: only `false`, nil and undefined are falsy.
+    pub(crate) fn truthy(&self) -> bool {
+        !matches!(self, Val::Bool(false) | Val::Nil | Val::Undef)
+    }
+
+    /// JavaScript truthiness (`!!x`).
+    pub(crate) fn truthy_js(&self) -> bool {
+        match self {
+            Val::Undef | Val::Nil | Val::Bool(false) => false,
+            Val::Num(n) => *n != 0.0 && !n.is_nan(),
+            Val::S(s) => !s.is_empty(),
+            Val::Str(s) => !s.is_empty(),
+            _ => true,
+        }
+    }
+
+    /// `SameValueZero`, as a JS `Set` compares (objects by identity).
+    pub(crate) fn same_value_zero(&self, o: &Val<'a>) -> bool {
+        match (self, o) {
+            (Val::Num(a), Val::Num(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (Val::Json(a), Val::Json(b)) => std::ptr::eq(*a, *b),
+            (Val::Arr(a), Val::Arr(b)) => Rc::ptr_eq(a, b),
+            (Val::Loop(a), Val::Loop(b)) => std::ptr::eq(a.head, b.head) && a.index0 == b.index0,
+            _ => strict_eq_prim(self, o),
+        }
+    }
+
+    /// `readProperty`: one step of a property access; `Undef` when absent.
+    pub(crate) fn read_property(&self, key: &Val<'_>) -> Val<'a> {
+        match self {
+            Val::Nil => Val::Nil,
+            Val::Undef => Val::Undef,
+            Val::Json(Value::Array(_)) | Val::Arr(_) => {
+                let len = self.items_len().unwrap_or(0);
+                let kn = match key {
+                    Val::Num(n) => Some(*n),
+                    Val::S(_) | Val::Str(_) => {
+                        let s = key.as_str().unwrap_or("");
+                        let n = str_to_number(s);
+                        // `key < 0` compares numerically; an index must be canonical
+                        if n < 0.0 { Some(n) } else { canonical_index(s) }
+                    }
+                    _ => None,
+                };
+                if let Some(n) = kn {
+                    if n < 0.0 {
+                        let i = len as f64 + n;
+                        if i >= 0.0 && i.fract() == 0.0 {
+                            return self.item(i as usize);
+                        }
+                        return Val::Undef;
+                    }
+                    if n.fract() == 0.0 {
+                        return self.item(n as usize);
+                    }
+                    return Val::Undef;
+                }
+                match key.as_str() {
+                    Some("size") | Some("length") => Val::Num(len as f64),
+                    Some("first") => self.item(0),
+                    Some("last") => {
+                        if len == 0 {
+                            Val::Undef
+                        } else {
+                            self.item(len - 1)
+                        }
+                    }
+                    _ => Val::Undef,
+                }
+            }
+            Val::Json(Value::Object(m)) => {
+                let k = js_string(key);
+                match m.get(&k) {
+                    Some(v) => Val::from_json(v),
+                    None if k == "size" => Val::Num(m.len() as f64),
+                    None => Val::Undef,
+                }
+            }
+            Val::S(_) | Val::Str(_) => {
+                let s = self.as_str().unwrap_or("");
+                let k = js_string(key);
+                if k == "length" || k == "size" {
+                    return Val::Num(s.encode_utf16().count() as f64);
+                }
+                if let Some(i) = canonical_index(&k) {
+                    let units: Vec<u16> = s.encode_utf16().collect();
+                    return match units.get(i as usize) {
+                        Some(u) => Val::string(String::from_utf16_lossy(&[*u])),
+                        None => Val::Undef,
+                    };
+                }
+                Val::Undef
+            }
+            Val::Loop(l) => {
+                let k = js_string(key);
+                let i = l.index0 as usize;
+                let n = l.length as usize;
+                let cols = (l.cols > 0).then_some(l.cols as usize);
+                match (k.as_str(), cols) {
+                    ("index", _) => Val::Num((i + 1) as f64),
+                    ("index0", _) => Val::Num(i as f64),
+                    ("rindex", _) => Val::Num((n - i) as f64),
+                    ("rindex0", _) => Val::Num((n - i - 1) as f64),
+                    ("first", _) => Val::Bool(i == 0),
+                    ("last", _) => Val::Bool(i + 1 == n),
+                    ("length", _) => Val::Num(n as f64),
+                    ("name", _) => Val::string(l.name()),
+                    ("row", Some(c)) => Val::Num((i / c.max(1) + 1) as f64),
+                    ("col", Some(c)) => Val::Num((i % c.max(1) + 1) as f64),
+                    ("col0", Some(c)) => Val::Num((i % c.max(1)) as f64),
+                    ("col_first", Some(c)) => Val::Bool(i.is_multiple_of(c.max(1))),
+                    ("col_last", Some(c)) => Val::Bool(i % c.max(1) + 1 == c.max(1)),
+                    _ => Val::Undef,
+                }
+            }
+            _ => Val::Undef,
+        }
+    }
+
+    /// `_getFromScope(item, "a.b", false)`: a lenient dotted read.
+    pub(crate) fn get_path_lenient(&self, path: &str) -> Val<'a> {
+        let mut cur = self.clone();
+        for seg in path.split('.') {
+            cur = cur.read_property(&Val::S(seg));
+        }
+        cur
+    }
+
+    /// A strict read of `path` on an item, as `where` does: the first missing segment is an
+    /// undefined variable named by the path so far.
+    pub(crate) fn get_path_strict(&self, path: &str) -> Result<Val<'a>, String> {
+        let mut cur = self.clone();
+        let mut walked: Vec<&str> = Vec::new();
+        for seg in path.split('.') {
+            walked.push(seg);
+            // the first segment is looked up in the item's own keys only
+            cur = match (&cur, walked.len()) {
+                (Val::Json(Value::Object(_)), _) | (_, 2..) => cur.read_property(&Val::S(seg)),
+                _ => Val::Undef,
+            };
+            if matches!(cur, Val::Undef) {
+                return Err(walked.join("."));
+            }
+        }
+        Ok(cur)
+    }
+}
+
+fn canonical_index(s: &str) -> Option<f64> {
+    if s == "0" || (!s.is_empty() && !s.starts_with('0') && s.bytes().all(|b| b.is_ascii_digit())) {
+        s.parse::<f64>().ok()
+    } else {
+        None
+    }
+}
+
+fn strict_eq_prim(a: &Val<'_>, b: &Val<'_>) -> bool {
+    match (a, b) {
+        // `nil` is LiquidJS's NullDrop, equal to null and undefined alike
+        (Val::Undef | Val::Nil, Val::Undef | Val::Nil) => true,
+        (Val::Bool(x), Val::Bool(y)) => x == y,
+        (Val::Num(x), Val::Num(y)) => x == y,
+        (Val::Empty, Val::Empty) | (Val::Blank, Val::Blank) => true,
+        _ => match (a.as_str(), b.as_str()) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+fn is_js_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// ECMAScript `StringToNumber`.
+pub(crate) fn str_to_number(s: &str) -> f64 {
+    let t = s.trim_matches(is_js_space);
+    if t.is_empty() {
+        return 0.0;
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    let lower = t.get(..2).map(|p| p.to_ascii_lowercase());
+    let radix = match lower.as_deref() {
+        Some("0x") => 16,
+        Some("0o") => 8,
+        Some("0b") => 2,
+        _ => 10,
+    };
+    if radix != 10 {
+        let digits = t.get(2..).unwrap_or("");
+        if digits.is_empty() {
+            return f64::NAN;
+        }
+        let mut v = 0f64;
+        for c in digits.chars() {
+            match c.to_digit(radix) {
+                Some(d) => v = v * radix as f64 + d as f64,
+                None => return f64::NAN,
+            }
+        }
+        return v;
+    }
+    // decimal literal: [+-] (digits [. digits] | . digits) [e [+-] digits]
+    let b = t.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+') | Some(b'-')) {
+        i += 1;
+    }
+    let ds = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let mut digits = i - ds;
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let fs = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        digits += i - fs;
+    }
+    if digits == 0 {
+        return f64::NAN;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        let es = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == es {
+            return f64::NAN;
+        }
+    }
+    if i != b.len() {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// ECMAScript `ToNumber`.
+pub(crate) fn to_number(v: &Val<'_>) -> f64 {
+    match v {
+        Val::Undef => f64::NAN,
+        Val::Nil => 0.0,
+        Val::Bool(b) => f64::from(u8::from(*b)),
+        Val::Num(n) => *n,
+        Val::S(_) | Val::Str(_) => str_to_number(v.as_str().unwrap_or("")),
+        Val::Empty | Val::Blank => 0.0,
+        _ if v.is_array() => str_to_number(&js_string(v)),
+        _ => f64::NAN,
+    }
+}
+
+/// `Number.prototype.toString()`.
+pub(crate) fn js_num(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let e = format!("{:e}", x.abs());
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let k = digits.len() as i32;
+    let n = exp + 1;
+    let mut out = String::new();
+    if x < 0.0 {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        for _ in 0..(n - k) {
+            out.push('0');
+        }
+    } else if 0 < n && n <= 21 {
+        out.push_str(digits.get(..n as usize).unwrap_or(""));
+        out.push('.');
+        out.push_str(digits.get(n as usize..).unwrap_or(""));
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        for _ in 0..(-n) {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else {
+        out.push_str(digits.get(..1).unwrap_or(""));
+        if k > 1 {
+            out.push('.');
+            out.push_str(digits.get(1..).unwrap_or(""));
+        }
+        out.push('e');
+        out.push(if n > 0 { '+' } else { '-' });
+        out.push_str(&(n - 1).abs().to_string());
+    }
+    out
+}
+
+/// ECMAScript `String(x)`.
+pub(crate) fn js_string(v: &Val<'_>) -> String {
+    match v {
+        Val::Undef => "undefined".into(),
+        Val::Nil => "null".into(),
+        Val::Bool(b) => b.to_string(),
+        Val::Num(n) => js_num(*n),
+        Val::S(s) => (*s).to_string(),
+        Val::Str(s) => s.to_string(),
+        _ if v.is_array() => v
+            .items()
+            .unwrap_or_default()
+            .iter()
+            .map(|x| match x {
+                Val::Nil | Val::Undef => String::new(),
+                _ => js_string(x),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => "[object Object]".into(),
+    }
+}
+
+/// LiquidJS's `stringify`: what an output writes.
+pub(crate) fn stringify(v: &Val<'_>) -> String {
+    match v {
+        Val::Undef | Val::Nil | Val::Empty | Val::Blank => String::new(),
+        // a loop drop's `valueOf` is its JSON
+        Val::Loop(_) => json_stringify(v, 0.0).unwrap_or_default(),
+        _ if v.is_array() => v
+            .items()
+            .unwrap_or_default()
+            .iter()
+            .map(stringify)
+            .collect::<String>(),
+        _ => js_string(v),
+    }
+}
+
+/// Appends `stringify(v)` to `out` without an intermediate string where possible.
+pub(crate) fn write_val(out: &mut String, v: &Val<'_>) {
+    match v {
+        Val::Undef | Val::Nil | Val::Empty | Val::Blank => {}
+        Val::S(s) => out.push_str(s),
+        Val::Str(s) => out.push_str(s),
+        Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Val::Json(Value::Array(a)) => {
+            for x in a {
+                write_val(out, &Val::from_json(x));
+            }
+        }
+        Val::Arr(a) => {
+            for x in a.iter() {
+                write_val(out, x);
+            }
+        }
+        Val::Loop(_) => out.push_str(&stringify(v)),
+        _ => out.push_str(&js_string(v)),
+    }
+}
+
+/// LiquidJS's `equals` (drops compare through their `equals`).
+pub(crate) fn js_equals(l: &Val<'_>, r: &Val<'_>) -> bool {
+    match (l, r) {
+        (Val::Empty, x) | (x, Val::Empty) if !matches!(x, Val::Blank) => empty_equals(x),
+        (Val::Blank, x) | (x, Val::Blank) => blank_equals(x),
+        (Val::Empty, Val::Empty) => false,
+        _ => {
+            if l.is_array() {
+                if !r.is_array() {
+                    return false;
+                }
+                let (a, b) = (l.items().unwrap_or_default(), r.items().unwrap_or_default());
+                return a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| js_equals(x, y));
+            }
+            match (l, r) {
+                (Val::Json(a), Val::Json(b)) => std::ptr::eq(*a, *b),
+                (Val::Loop(a), Val::Loop(b)) => {
+                    std::ptr::eq(a.head, b.head) && a.index0 == b.index0
+                }
+                _ => strict_eq_prim(l, r),
+            }
+        }
+    }
+}
+
+fn empty_equals(v: &Val<'_>) -> bool {
+    match v {
+        Val::Empty | Val::Blank => false,
+        Val::S(_) | Val::Str(_) => v.as_str().is_some_and(str::is_empty),
+        Val::Json(Value::Object(m)) => m.is_empty(),
+        _ => v.items_len() == Some(0),
+    }
+}
+
+fn blank_equals(v: &Val<'_>) -> bool {
+    match v {
+        Val::Bool(false) | Val::Nil | Val::Undef => true,
+        Val::S(_) | Val::Str(_) => v.as_str().is_some_and(|s| s.chars().all(is_js_space)),
+        Val::Blank => false,
+        _ => empty_equals(v),
+    }
+}
+
+enum Prim {
+    S(String),
+    N(f64),
+}
+
+fn to_prim(v: &Val<'_>) -> Prim {
+    match v {
+        Val::S(_) | Val::Str(_) => Prim::S(v.as_str().unwrap_or("").to_string()),
+        Val::Json(_) | Val::Arr(_) | Val::Loop(_) => Prim::S(js_string(v)),
+        Val::Empty | Val::Blank => Prim::S(String::new()),
+        _ => Prim::N(to_number(v)),
+    }
+}
+
+/// JavaScript `l < r` (abstract relational comparison).
+pub(crate) fn js_less(l: &Val<'_>, r: &Val<'_>) -> bool {
+    match (to_prim(l), to_prim(r)) {
+        (Prim::S(a), Prim::S(b)) => a.encode_utf16().lt(b.encode_utf16()),
+        (a, b) => {
+            let x = match a {
+                Prim::N(n) => n,
+                Prim::S(s) => str_to_number(&s),
+            };
+            let y = match b {
+                Prim::N(n) => n,
+                Prim::S(s) => str_to_number(&s),
+            };
+            x < y
+        }
+    }
+}
+
+/// JavaScript `l <= r`.
+pub(crate) fn js_less_eq(l: &Val<'_>, r: &Val<'_>) -> bool {
+    match (to_prim(l), to_prim(r)) {
+        (Prim::S(a), Prim::S(b)) => a.encode_utf16().le(b.encode_utf16()),
+        (a, b) => {
+            let x = match a {
+                Prim::N(n) => n,
+                Prim::S(s) => str_to_number(&s),
+            };
+            let y = match b {
+                Prim::N(n) => n,
+                Prim::S(s) => str_to_number(&s),
+            };
+            x <= y
+        }
+    }
+}
+
+/// `JSON.stringify(v, undefined, space)`; `None` for undefined.
+pub(crate) fn json_stringify(v: &Val<'_>, space: f64) -> Option<String> {
+    let indent = if space.is_nan() || space < 1.0 {
+        0
+    } else {
+        space.min(10.0) as usize
+    };
+    let mut out = String::new();
+    if !write_json(&mut out, v, indent, 0) {
+        return None;
+    }
+    Some(out)
+}
+
+fn newline(out: &mut String, indent: usize, level: usize) {
+    if indent > 0 {
+        out.push('\n');
+        for _ in 0..indent * level {
+            out.push(' ');
+        }
+    }
+}
+
+fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> bool {
+    match v {
+        Val::Undef => return false,
+        Val::Nil => out.push_str("null"),
+        Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Val::Num(n) => {
+            if n.is_finite() {
+                out.push_str(&js_num(*n));
+            } else {
+                out.push_str("null");
+            }
+        }
+        Val::S(_) | Val::Str(_) => {
+            out.push_str(&serde_json::to_string(v.as_str().unwrap_or("")).unwrap_or_default())
+        }
+        Val::Json(Value::Object(m)) => {
+            if m.is_empty() {
+                out.push_str("{}");
+                return true;
+            }
+            out.push('{');
+            let mut first = true;
+            for (k, x) in m {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                newline(out, indent, level + 1);
+                out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                out.push(':');
+                if indent > 0 {
+                    out.push(' ');
+                }
+                write_json(out, &Val::from_json(x), indent, level + 1);
+            }
+            newline(out, indent, level);
+            out.push('}');
+        }
+        Val::Empty | Val::Blank => out.push_str("{}"),
+        Val::Loop(l) => {
+            // the drop's own fields, in construction order
+            out.push_str(&format!(
+                "{{\"i\":{},\"length\":{},\"name\":{}",
+                l.index0,
+                l.length,
+                serde_json::to_string(&l.name()).unwrap_or_default()
+            ));
+            if l.cols > 0 {
+                out.push_str(&format!(",\"cols\":{}", l.cols));
+            }
+            out.push('}');
+        }
+        _ => {
+            let items = v.items().unwrap_or_default();
+            if items.is_empty() {
+                out.push_str("[]");
+                return true;
+            }
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, indent, level + 1);
+                if !write_json(out, x, indent, level + 1) {
+                    out.push_str("null");
+                }
+            }
+            newline(out, indent, level);
+            out.push(']');
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_like_javascript() {
+        assert_eq!(js_num(12.5), "12.5");
+        assert_eq!(js_num(3.0), "3");
+        assert_eq!(js_num(1e21), "1e+21");
+        assert_eq!(js_num(1e-7), "1e-7");
+        assert_eq!(js_num(0.000001), "0.000001");
+        assert_eq!(js_num(-2.5), "-2.5");
+        assert_eq!(js_num(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(js_num(123456789012345680000.0), "123456789012345680000");
+    }
+
+    #[test]
+    fn strings_convert_like_javascript() {
+        assert_eq!(str_to_number(" 12 "), 12.0);
+        assert_eq!(str_to_number(""), 0.0);
+        assert!(str_to_number("gold").is_nan());
+        assert!(str_to_number("inf").is_nan());
+        assert_eq!(str_to_number("0x10"), 16.0);
+        assert_eq!(str_to_number("1e3"), 1000.0);
+        assert_eq!(str_to_number(".5"), 0.5);
+    }
+}
