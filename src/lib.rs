@@ -10,6 +10,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod diagnostics;
+pub mod flow;
 pub mod index;
 pub mod schema;
 pub mod validate;

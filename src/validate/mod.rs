@@ -64,6 +64,7 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
         env::check_env(document, &mut report);
         entries::check_module_paths(document, &mut report);
         entries::check_schemas(index, &mut report);
+        crate::flow::check_index_flows(document, &crate::flow::FlowOptions::new(), &mut report);
     }
     report.finish()
 }
