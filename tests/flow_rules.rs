@@ -1488,3 +1488,114 @@ fn a_long_chain_and_deep_nesting_do_not_overflow_the_stack() {
     v["edges"] = json!([{"id": "e0", "from": "$start", "to": "l59"}, {"id": "e1", "from": "l59", "to": "$end"}]);
     assert_clean(&v);
 }
+
+// ---------------------------------------------------------------- properties
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A flow over nodes `n0..n{count}` with these edges (indexes), plus `$start → n0` and
+    /// `n{last} → $end`.
+    fn graph_flow(count: usize, edges: &[(usize, usize)]) -> Value {
+        let nodes: Vec<Value> = (0..count)
+            .map(|i| json!({"id": format!("n{i}"), "kind": "tool", "ref": "t"}))
+            .collect();
+        let mut list = vec![
+            json!({"id": "s", "from": "$start", "to": "n0"}),
+            json!({"id": "z", "from": format!("n{}", count - 1), "to": "$end"}),
+        ];
+        for (k, (a, b)) in edges.iter().enumerate() {
+            list.push(
+                json!({"id": format!("e{k}"), "from": format!("n{a}"), "to": format!("n{b}")}),
+            );
+        }
+        flow(Value::Array(nodes), Value::Array(list))
+    }
+
+    /// Naive reference: whether node `v` reaches itself through at least one edge.
+    fn on_a_cycle(count: usize, edges: &[(usize, usize)], v: usize) -> bool {
+        let mut seen = vec![false; count];
+        let mut stack: Vec<usize> = edges.iter().filter(|e| e.0 == v).map(|e| e.1).collect();
+        while let Some(u) = stack.pop() {
+            if u == v {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[u], true) {
+                stack.extend(edges.iter().filter(|e| e.0 == u).map(|e| e.1));
+            }
+        }
+        false
+    }
+
+    /// Naive reference: whether `a` reaches `b` through zero or more edges.
+    fn reaches(edges: &[(usize, usize)], a: usize, b: usize) -> bool {
+        let mut seen = std::collections::HashSet::from([a]);
+        let mut stack = vec![a];
+        while let Some(u) = stack.pop() {
+            if u == b {
+                return true;
+            }
+            for &(x, y) in edges {
+                if x == u && seen.insert(y) {
+                    stack.push(y);
+                }
+            }
+        }
+        false
+    }
+
+    fn arb_graph() -> impl Strategy<Value = (usize, Vec<(usize, usize)>)> {
+        (1usize..24).prop_flat_map(|n| (Just(n), proptest::collection::vec((0..n, 0..n), 0..60)))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Forward edges only: a DAG, so no error at all.
+        #[test]
+        fn dags_have_no_errors((n, edges) in arb_graph()) {
+            let forward: Vec<_> = edges.into_iter().filter(|(a, b)| a < b).collect();
+            let v = graph_flow(n, &forward);
+            prop_assert!(errors(&v).is_empty(), "{:#?}", errors(&v));
+        }
+
+        /// Every reported cycle is a real cycle; one per cyclic component; a node is named in
+        /// some cycle iff the naive reference says it is on a cycle, component-wise.
+        #[test]
+        fn cycle_witnesses_are_real_cycles((n, edges) in arb_graph()) {
+            let v = graph_flow(n, &edges);
+            let issues = errors(&v);
+            let mut cyclic_nodes = 0usize;
+            for i in issues.iter().filter(|i| i.code() == "cycle-detected") {
+                let path: Vec<usize> = i.params()["cycle"]
+                    .as_array()
+                    .expect("cycle param")
+                    .iter()
+                    .map(|s| s.as_str().expect("id")[1..].parse().expect("index"))
+                    .collect();
+                prop_assert!(path.len() >= 2);
+                prop_assert_eq!(path.first(), path.last());
+                for w in path.windows(2) {
+                    prop_assert!(edges.contains(&(w[0], w[1])), "{:?} is not an edge", w);
+                }
+                let mut inner = path[..path.len() - 1].to_vec();
+                inner.sort_unstable();
+                inner.dedup();
+                prop_assert_eq!(inner.len(), path.len() - 1, "a simple cycle");
+                cyclic_nodes += 1;
+            }
+            // One issue per cyclic strongly connected component.
+            let cyclic: Vec<usize> = (0..n).filter(|&v| on_a_cycle(n, &edges, v)).collect();
+            let components = cyclic
+                .iter()
+                .filter(|&&v| {
+                    // Count each component once, at its smallest node.
+                    !cyclic.iter().any(|&u| u < v && reaches(&edges, u, v) && reaches(&edges, v, u))
+                })
+                .count();
+            prop_assert_eq!(components, cyclic_nodes);
+            prop_assert!(issues.iter().all(|i| i.code() == "cycle-detected"), "{:#?}", issues);
+        }
+    }
+}
