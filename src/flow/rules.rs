@@ -663,10 +663,15 @@ pub(crate) fn subgraphs(out: &mut Sink, view: &FlowView<'_>) {
 fn mapping_paths(
     out: &mut Sink,
     mapping: &Value,
-    at: &str,
+    parent: &str,
     node: Option<&str>,
     all_ids: &HashSet<&str>,
 ) {
+    let field = if node.is_some() {
+        "inputMapping"
+    } else {
+        "mapping"
+    };
     let Some(m) = mapping.as_object() else { return };
     for (key, v) in m {
         let Some(path) = v.get("path").and_then(Value::as_str) else {
@@ -696,7 +701,7 @@ fn mapping_paths(
         };
         let mut issue = Issue::error(
             codes::INVALID_MAPPING,
-            pointer::join(at, &[key, "path"]),
+            pointer::join(parent, &[field, key, "path"]),
             format!("{place} key \"{key}\": {reason}"),
         )
         .with_param("key", key.as_str())
@@ -713,17 +718,11 @@ pub(crate) fn mappings(out: &mut Sink, view: &FlowView<'_>, flow: &Value) {
     let all_ids: HashSet<&str> = view.nodes.iter().filter_map(|n| n.id).collect();
     for n in view.nodes.iter().filter(|n| n.kind.is_leaf()) {
         if let Some(m) = n.value.get("inputMapping") {
-            mapping_paths(
-                out,
-                m,
-                &pointer::join(&n.pointer, &["inputMapping"]),
-                Some(id_of(n)),
-                &all_ids,
-            );
+            mapping_paths(out, m, &n.pointer, Some(id_of(n)), &all_ids);
         }
     }
     if let Some(m) = flow.get("output").and_then(|o| o.get("mapping")) {
-        mapping_paths(out, m, "/output/mapping", None, &all_ids);
+        mapping_paths(out, m, "/output", None, &all_ids);
     }
 }
 

@@ -104,19 +104,30 @@ fn closed(out: &mut Sink, obj: &Map<String, Value>, at: &str, sp: &str, allowed:
 /// `type: string, minLength: 1` at `obj[name]`, when present.
 fn non_empty_string(out: &mut Sink, obj: &Map<String, Value>, at: &str, sp: &str, name: &str) {
     let Some(v) = obj.get(name) else { return };
-    let at = pointer::join(at, &[name]);
-    let sp = format!("{sp}/properties/{name}");
+    // Pointers are built only for a problem: valid input allocates nothing here.
+    let place = || {
+        (
+            pointer::join(at, &[name]),
+            format!("{sp}/properties/{name}"),
+        )
+    };
     match v.as_str() {
-        None => type_error(out, &at, &sp, "string"),
-        Some("") => out.push(
-            issue(
-                &at,
-                &sp,
-                "minLength",
-                "must NOT have fewer than 1 characters".into(),
-            )
-            .with_param("limit", 1),
-        ),
+        None => {
+            let (at, sp) = place();
+            type_error(out, &at, &sp, "string");
+        }
+        Some("") => {
+            let (at, sp) = place();
+            out.push(
+                issue(
+                    &at,
+                    &sp,
+                    "minLength",
+                    "must NOT have fewer than 1 characters".into(),
+                )
+                .with_param("limit", 1),
+            );
+        }
         Some(_) => {}
     }
 }
@@ -250,8 +261,16 @@ pub(crate) fn operand(out: &mut Sink, v: &Value, at: &str) {
     }
 }
 
-/// A Mapping: non-empty keys, Operand values.
-pub(crate) fn mapping(out: &mut Sink, v: &Value, at: &str) {
+/// A Mapping at `parent`/`field`: non-empty keys, Operand values.
+pub(crate) fn mapping(out: &mut Sink, v: &Value, parent: &str, field: &str) {
+    // Fast path without allocation: valid mappings are the common case.
+    if v.as_object().is_some_and(|o| {
+        o.iter()
+            .all(|(k, v)| !k.is_empty() && operand_problem(v).is_none())
+    }) {
+        return;
+    }
+    let at = &pointer::join(parent, &[field]);
     let Some(obj) = v.as_object() else {
         return type_error(out, at, "$defs/Mapping", "object");
     };
@@ -343,7 +362,7 @@ pub(crate) fn top_level(out: &mut Sink, flow: &Value, index_entry: bool) {
                 required(out, o, "/output", sp, &["mapping"]);
                 closed(out, o, "/output", sp, &["mapping", "schema"]);
                 if let Some(m) = o.get("mapping") {
-                    mapping(out, m, "/output/mapping");
+                    mapping(out, m, "/output", "mapping");
                 }
                 typed(out, o, "/output", sp, "schema", "object");
             }
@@ -406,7 +425,7 @@ pub(crate) fn node(out: &mut Sink, v: &Value, at: &str) {
             non_empty_string(out, obj, at, sp, "ref");
             typed(out, obj, at, sp, "config", "object");
             if let Some(m) = obj.get("inputMapping") {
-                mapping(out, m, &pointer::join(at, &["inputMapping"]));
+                mapping(out, m, at, "inputMapping");
             }
         }
         Some("loop") => {
@@ -438,6 +457,7 @@ pub(crate) fn node(out: &mut Sink, v: &Value, at: &str) {
             typed(out, obj, at, sp, "collectAllIterations", "boolean");
             if loop_kind.and_then(Value::as_str) == Some("foreach")
                 && let Some(over) = obj.get("iterateOver")
+                && operand_problem(over).is_some()
             {
                 operand(out, over, &pointer::join(at, &["iterateOver"]));
             }
