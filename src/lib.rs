@@ -11,6 +11,7 @@
 
 pub mod catalog;
 pub mod diagnostics;
+pub mod flow;
 pub mod index;
 pub mod range;
 pub mod route;

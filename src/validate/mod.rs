@@ -100,6 +100,7 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
             guardrail::check_guardrail(g, &crate::route::validate_capability, &mut issues);
             report.extend(issues);
         }
+        crate::flow::check_index_flows(document, &crate::flow::FlowOptions::new(), &mut report);
     }
     report.finish()
 }

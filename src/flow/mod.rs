@@ -1,0 +1,507 @@
+//! Flow validation: the flow model, every graph rule of `shared/spec/flows.md` §2, every
+//! violation in one pass.
+//!
+//! Upstream's loader (`loadFlow`) checks a flow against `flow.schema.json` (stage 1) and then
+//! runs 17 semantic rules, stopping at the first failure (stage 2). [`validate_flow`] runs
+//! the structural checks and all 17 rules together and reports **every** violation, each with
+//! the rule's code and message template and an RFC 6901 pointer to the offending value.
+//!
+//! Beyond upstream it also reports:
+//!
+//! - as warnings: a node unreachable from `$start` (it never runs), a node with no path to
+//!   `$end`, an edge `$start → $end`, parallel duplicate edges, a loop body with no edge to
+//!   `$loop-end` (the same checks apply inside loop bodies with the loop sentinels);
+//! - as errors, configurable down to warnings with [`FlowOptions`]: a tool node `ref` or
+//!   fanout `handler` naming no tool of the pack, an agent node `ref` naming no agent, and
+//!   any subgraph node (the runtime refuses it at run start with `flow-unbound`).
+//!
+//! Cycles are found with `petgraph`'s iterative Kosaraju SCC pass and reported once per
+//! cyclic component with a real cycle path (`a → b → a`), in linear time. Upstream's witness
+//! search can loop forever (spec §7 question 1); this one cannot.
+//!
+//! The [`wire`] module holds the strict serde model of a valid flow.
+//!
+//! # Order of issues
+//!
+//! [`validate_flow`] returns issues grouped by rule, in the spec's rule order, each rule's
+//! issues in walk order. [`Report::finish`](crate::diagnostics::Report::finish) re-sorts them
+//! by pointer, then code.
+
+mod expr;
+mod graph;
+mod model;
+mod rules;
+mod shape;
+pub mod wire;
+
+pub use shape::SCHEMA_VALIDATION_FAILED;
+
+use crate::diagnostics::{Issue, Report, Severity, pointer};
+use crate::index::raw_list;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// Where issues are collected.
+pub(crate) type Sink = Vec<Issue>;
+
+/// Issue codes of flow validation: the spec's exact strings (§2), then runstart's own.
+pub mod codes {
+    pub use super::shape::SCHEMA_VALIDATION_FAILED;
+    /// Rule 1: a node is named after a sentinel.
+    pub const RESERVED_ID: &str = "reserved-id";
+    /// Rule 2: a node id is used twice, at any depth.
+    pub const DUPLICATE_NODE_ID: &str = "duplicate-node-id";
+    /// Rule 3: an edge id is used twice, at any depth.
+    pub const DUPLICATE_EDGE_ID: &str = "duplicate-edge-id";
+    /// Rule 4: an outer edge names an unknown node.
+    pub const UNKNOWN_NODE_REFERENCE: &str = "unknown-node-reference";
+    /// Rule 5: a malformed predicate.
+    pub const INVALID_PREDICATE: &str = "invalid-predicate";
+    /// Rule 6: an edge policy value out of bounds.
+    pub const INVALID_EDGE_POLICY: &str = "invalid-edge-policy";
+    /// Rule 7: a loop's `maxIterations` out of bounds.
+    pub const LOOP_INVALID_MAX_ITERATIONS: &str = "loop-invalid-max-iterations";
+    /// Rule 8: a loop mixes while and foreach fields.
+    pub const LOOP_VARIANT_MISMATCH: &str = "loop-variant-mismatch";
+    /// Rule 9: a loop's `outputSchema` does not compile.
+    pub const LOOP_INVALID_OUTPUT_SCHEMA: &str = "loop-invalid-output-schema";
+    /// Rule 10: a foreach loop's `concurrency` out of bounds.
+    pub const LOOP_INVALID_CONCURRENCY: &str = "loop-invalid-concurrency";
+    /// Rule 11: a malformed fanout node.
+    pub const INVALID_FANOUT_NODE: &str = "invalid-fanout-node";
+    /// Rule 12: a malformed subgraph node.
+    pub const INVALID_SUBGRAPH_NODE: &str = "invalid-subgraph-node";
+    /// Rule 13: a mapping path names no node, its own node, or a loop-only root.
+    pub const INVALID_MAPPING: &str = "invalid-mapping";
+    /// Rule 14: `output.schema` does not compile.
+    pub const INVALID_FLOW_OUTPUT: &str = "invalid-flow-output";
+    /// Rule 15: no edge leaves `$start`.
+    pub const MISSING_START_EDGE: &str = "missing-start-edge";
+    /// Rule 16: the outer graph has a cycle.
+    pub const CYCLE_DETECTED: &str = "cycle-detected";
+    /// Rule 17a: no body edge leaves `$loop-start`.
+    pub const LOOP_BODY_MISSING_START_EDGE: &str = "loop-body-missing-start-edge";
+    /// Rule 17b: a body edge names a node outside its body.
+    pub const LOOP_BODY_UNKNOWN_NODE_REFERENCE: &str = "loop-body-unknown-node-reference";
+    /// Rule 17c: a loop body has a cycle.
+    pub const LOOP_BODY_CYCLE_DETECTED: &str = "loop-body-cycle-detected";
+    /// Beyond upstream (warning): a node no path from the entry sentinel reaches.
+    pub const NODE_UNREACHABLE: &str = "node-unreachable";
+    /// Beyond upstream (warning): a node with no path to the exit sentinel.
+    pub const NODE_CANNOT_REACH_END: &str = "node-cannot-reach-end";
+    /// Beyond upstream (warning): an edge from the entry straight to the exit sentinel.
+    pub const START_TO_END_EDGE: &str = "start-to-end-edge";
+    /// Beyond upstream (warning): two edges with the same `from` and `to`.
+    pub const DUPLICATE_PARALLEL_EDGE: &str = "duplicate-parallel-edge";
+    /// Beyond upstream (warning): a loop body with no edge to `$loop-end`.
+    pub const LOOP_BODY_MISSING_END_EDGE: &str = "loop-body-missing-end-edge";
+    /// Beyond upstream (error by default): a tool `ref` or fanout `handler` naming no tool.
+    pub const UNKNOWN_TOOL: &str = "flow-unknown-tool";
+    /// Beyond upstream (error by default): an agent `ref` naming no agent.
+    pub const UNKNOWN_AGENT: &str = "flow-unknown-agent";
+    /// Beyond upstream (error by default): a subgraph node, which the runtime refuses.
+    pub const FLOW_UNBOUND: &str = "flow-unbound";
+    /// A flow over the size caps ([`MAX_NODES`](super::MAX_NODES),
+    /// [`MAX_EDGES`](super::MAX_EDGES)); nothing else is checked.
+    pub const FLOW_TOO_LARGE: &str = "flow-too-large";
+}
+
+/// Most nodes (at all depths) a flow may have before validation refuses to look further.
+pub const MAX_NODES: usize = 100_000;
+/// Most edges (at all depths) a flow may have before validation refuses to look further.
+pub const MAX_EDGES: usize = 1_000_000;
+
+/// Severities of the checks runstart adds beyond upstream.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::diagnostics::Severity;
+/// use runstart::flow::FlowOptions;
+///
+/// let lenient = FlowOptions::new()
+///     .with_unknown_reference_severity(Severity::Warning)
+///     .with_subgraph_severity(Severity::Warning);
+/// # let _ = lenient;
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct FlowOptions {
+    unknown_reference: Severity,
+    subgraph: Severity,
+}
+
+impl Default for FlowOptions {
+    fn default() -> FlowOptions {
+        FlowOptions {
+            unknown_reference: Severity::Error,
+            subgraph: Severity::Error,
+        }
+    }
+}
+
+impl FlowOptions {
+    /// Default options: unknown references and subgraph nodes are errors.
+    pub fn new() -> FlowOptions {
+        FlowOptions::default()
+    }
+
+    /// Severity of `flow-unknown-tool` and `flow-unknown-agent`. Default
+    /// [`Severity::Error`]: the run would be refused with `flow-unbound`.
+    #[must_use]
+    pub fn with_unknown_reference_severity(mut self, severity: Severity) -> FlowOptions {
+        self.unknown_reference = severity;
+        self
+    }
+
+    /// Severity of `flow-unbound` for subgraph nodes. Default [`Severity::Error`]: the
+    /// runtime refuses every subgraph node at run start.
+    #[must_use]
+    pub fn with_subgraph_severity(mut self, severity: Severity) -> FlowOptions {
+        self.subgraph = severity;
+        self
+    }
+}
+
+/// What a flow is validated against: the tools and agents it may name, and the options.
+///
+/// Without [`with_tools`](FlowContext::with_tools) (or
+/// [`with_agents`](FlowContext::with_agents)) tool (agent) references are not checked, as
+/// upstream's loader does not check them.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::flow::FlowContext;
+///
+/// let ctx = FlowContext::new()
+///     .with_tools(["acme.echo"])
+///     .with_agents(["acme.helper"]);
+/// # let _ = ctx;
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct FlowContext {
+    tools: Option<BTreeSet<String>>,
+    agents: Option<BTreeSet<String>>,
+    options: FlowOptions,
+}
+
+impl FlowContext {
+    /// A context that checks no references, with default options.
+    pub fn new() -> FlowContext {
+        FlowContext::default()
+    }
+
+    /// The tool ids a tool node `ref` or fanout `handler` may name (the pack's tools, plus any
+    /// catalog). May be called again to add more. Default: references are not checked.
+    #[must_use]
+    pub fn with_tools<I, S>(mut self, ids: I) -> FlowContext
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tools
+            .get_or_insert_with(BTreeSet::new)
+            .extend(ids.into_iter().map(Into::into));
+        self
+    }
+
+    /// The agent ids an agent node `ref` may name. May be called again to add more. Default:
+    /// references are not checked.
+    #[must_use]
+    pub fn with_agents<I, S>(mut self, ids: I) -> FlowContext
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.agents
+            .get_or_insert_with(BTreeSet::new)
+            .extend(ids.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the severity options. Default [`FlowOptions::default`].
+    #[must_use]
+    pub fn with_options(mut self, options: FlowOptions) -> FlowContext {
+        self.options = options;
+        self
+    }
+
+    /// The context of a pack index: every string `id` of its `tools` and `agents` lists,
+    /// read from the raw document so entries with other shape problems still count.
+    pub fn of_index(document: &Value) -> FlowContext {
+        let ids = |list: &str| {
+            raw_list(document, list)
+                .iter()
+                .filter_map(|e| e.get("id").and_then(Value::as_str))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        FlowContext::new()
+            .with_tools(ids("tools"))
+            .with_agents(ids("agents"))
+    }
+
+    fn knows_tool(&self, id: &str) -> Option<bool> {
+        self.tools.as_ref().map(|t| t.contains(id))
+    }
+
+    fn knows_agent(&self, id: &str) -> Option<bool> {
+        self.agents.as_ref().map(|a| a.contains(id))
+    }
+}
+
+/// Compiles a loop, fanout branch, subgraph or flow output schema.
+///
+/// Upstream compiles these with Ajv 2020-12 in strict mode (spec §2.1). For now this checks
+/// the draft 2020-12 meta-schema ([`crate::schema::check_meta`]) plus Ajv strict mode's
+/// unknown-keyword rule; it is the one place to swap in the shared strict compiler. Issues
+/// carry `pointer` joined with the path inside the schema; their messages are the compiler's.
+fn compile_output_schema(schema: &Value, at: &str) -> Vec<Issue> {
+    let mut issues = crate::schema::check_meta(schema, at);
+    strict_unknown_keywords(schema, at, &mut issues);
+    issues
+}
+
+/// The keywords of JSON Schema draft 2020-12 (all vocabularies), plus the one annotation
+/// upstream registers (`x-kindgi-tunable`, spec §2.1).
+const KNOWN_KEYWORDS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$ref",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    "definitions",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "prefixItems",
+    "items",
+    "contains",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "x-kindgi-tunable",
+];
+
+/// Ajv strict mode: an unknown keyword fails compilation (`strict mode: unknown keyword:
+/// "<k>"`). Walks subschemas with an explicit stack.
+fn strict_unknown_keywords(schema: &Value, at: &str, issues: &mut Vec<Issue>) {
+    const ONE: &[&str] = &[
+        "not",
+        "if",
+        "then",
+        "else",
+        "items",
+        "contains",
+        "additionalProperties",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    ];
+    const MANY: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+    const MAPS: &[&str] = &[
+        "$defs",
+        "definitions",
+        "properties",
+        "patternProperties",
+        "dependentSchemas",
+    ];
+    let mut stack = vec![(schema, at.to_owned())];
+    while let Some((s, here)) = stack.pop() {
+        let Some(obj) = s.as_object() else { continue };
+        for (k, v) in obj {
+            let child = pointer::join(&here, &[k]);
+            if !KNOWN_KEYWORDS.contains(&k.as_str()) {
+                issues.push(
+                    Issue::error(
+                        crate::schema::INVALID_SCHEMA,
+                        child,
+                        format!("strict mode: unknown keyword: \"{k}\""),
+                    )
+                    .with_keyword("strict"),
+                );
+            } else if ONE.contains(&k.as_str()) {
+                stack.push((v, child));
+            } else if MANY.contains(&k.as_str()) {
+                for (i, item) in v.as_array().into_iter().flatten().enumerate() {
+                    let mut p = child.clone();
+                    pointer::push_index(&mut p, i);
+                    stack.push((item, p));
+                }
+            } else if MAPS.contains(&k.as_str()) {
+                for (name, item) in v.as_object().into_iter().flatten() {
+                    stack.push((item, pointer::join(&child, &[name])));
+                }
+            }
+        }
+    }
+}
+
+/// Validates a flow document (the whole of `flow.schema.json` 1.9.0 plus every rule of spec
+/// §2 and the checks beyond upstream listed in the [module docs](self)).
+///
+/// `base_pointer` is where the flow sits in the validated document (`""` for a flow file,
+/// `/flows/3` inside a pack index); every issue's `instancePath` starts with it.
+///
+/// Never panics and never stops early. A flow over [`MAX_NODES`] or [`MAX_EDGES`] gets one
+/// `flow-too-large` issue and no other check.
+///
+/// # Returns
+///
+/// Every issue, grouped by rule in the spec's order (structural problems first), each group
+/// in walk order. Empty when the flow is valid.
+///
+/// # Complexity
+///
+/// O(N + E + S) time and space for N nodes and E edges at every depth and S the total size
+/// of predicates, mappings and schemas: every walk is iterative, the graph rules use
+/// Kosaraju's SCC algorithm and breadth-first searches.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::flow::{validate_flow, FlowContext};
+/// use serde_json::json;
+///
+/// let flow = json!({
+///     "id": "acme.loop", "version": "1.0.0",
+///     "nodes": [
+///         {"id": "a", "kind": "tool", "ref": "acme.a"},
+///         {"id": "d", "kind": "tool", "ref": "acme.d"},
+///         {"id": "b", "kind": "tool", "ref": "acme.b"}
+///     ],
+///     "edges": [
+///         {"id": "e0", "from": "$start", "to": "a"},
+///         {"id": "e1", "from": "a", "to": "d"},
+///         {"id": "e2", "from": "a", "to": "b"},
+///         {"id": "e3", "from": "b", "to": "a"},
+///         {"id": "e4", "from": "d", "to": "$end"}
+///     ]
+/// });
+/// let issues = validate_flow(&flow, &FlowContext::new(), "");
+/// assert_eq!(issues.len(), 1);
+/// assert_eq!(issues[0].code(), "cycle-detected");
+/// assert_eq!(issues[0].message(), "Flow \"acme.loop\" contains a cycle: a → b → a");
+/// ```
+pub fn validate_flow(flow: &Value, ctx: &FlowContext, base_pointer: &str) -> Vec<Issue> {
+    run(flow, ctx, base_pointer, false)
+}
+
+fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Issue> {
+    let mut out: Sink = Vec::new();
+    shape::top_level(&mut out, flow, index_entry);
+    let view = model::FlowView::build(flow);
+    let edge_count: usize = view.scopes.iter().map(|s| s.edges.len()).sum();
+    if view.nodes.len() > MAX_NODES || edge_count > MAX_EDGES {
+        out.push(Issue::error(
+            codes::FLOW_TOO_LARGE,
+            "",
+            format!(
+                "the flow has {} nodes and {edge_count} edges; runstart checks flows of at most \
+                 {MAX_NODES} nodes and {MAX_EDGES} edges: split it into smaller flows",
+                view.nodes.len()
+            ),
+        ));
+        return out.into_iter().map(|i| i.under(base)).collect();
+    }
+    for n in &view.nodes {
+        shape::node(&mut out, n.value, &n.pointer);
+    }
+    for (s, scope) in view.scopes.iter().enumerate() {
+        for e in &scope.edges {
+            shape::edge(&mut out, e.value, &e.pointer, s > 0);
+        }
+    }
+    let flow_id = flow.get("id").and_then(Value::as_str).unwrap_or_default();
+    rules::node_ids(&mut out, &view);
+    rules::edge_ids(&mut out, &view);
+    rules::predicates(&mut out, &view);
+    rules::edge_policies(&mut out, &view);
+    rules::loops(&mut out, &view);
+    rules::fanouts(&mut out, &view);
+    rules::subgraphs(&mut out, &view);
+    rules::mappings(&mut out, &view, flow);
+    rules::flow_output(&mut out, flow);
+    graph::check(&mut out, &view, flow_id);
+    rules::references(&mut out, &view, ctx);
+    out.into_iter().map(|i| i.under(base)).collect()
+}
+
+/// Validates every flow entry of a pack index (`/flows/<i>`) into `report`, against the
+/// index's own tools and agents.
+///
+/// Index entries are open copies of flows (spec §1.9): the top-level fields the pack index
+/// shape already checks are not reported again, and `kernelPayloadVersion` and `modulePath`
+/// are allowed.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::diagnostics::Report;
+/// use runstart::flow::{check_index_flows, FlowOptions};
+/// use serde_json::json;
+///
+/// let document = json!({"tools": [], "agents": [], "flows": [{
+///     "id": "f", "version": "1.0.0", "kernelPayloadVersion": 1, "modulePath": "flows/f.ts",
+///     "nodes": [{"id": "a", "kind": "tool", "ref": "acme.gone"}],
+///     "edges": [{"id": "e0", "from": "$start", "to": "a"}]
+/// }]});
+/// let mut report = Report::new();
+/// check_index_flows(&document, &FlowOptions::new(), &mut report);
+/// assert_eq!(report.issues()[0].code(), "flow-unknown-tool");
+/// assert_eq!(report.issues()[0].instance_path(), "/flows/0/nodes/0/ref");
+/// ```
+pub fn check_index_flows(document: &Value, options: &FlowOptions, report: &mut Report) {
+    let ctx = FlowContext::of_index(document).with_options(options.clone());
+    for (i, entry) in raw_list(document, "flows").iter().enumerate() {
+        if !entry.is_object() {
+            continue; // the index shape check reported it
+        }
+        report.extend(run(entry, &ctx, &format!("/flows/{i}"), true));
+    }
+}

@@ -1,0 +1,864 @@
+//! Stage 2: the semantic rules of spec §2 that need no graph (1–3, 5–14), plus the
+//! reference checks beyond upstream. Each reports every violation, in walk order.
+
+use super::expr::{self, Site};
+use super::model::{FlowView, Kind, NodeView};
+use super::shape::{is_exact_version, is_integer, operand_problem};
+use super::{FlowContext, Sink, codes, compile_output_schema};
+use crate::diagnostics::{Issue, pointer};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// The four sentinels: never node ids.
+pub(crate) const SENTINELS: [&str; 4] = ["$start", "$end", "$loop-start", "$loop-end"];
+
+/// How a value reads in a `(got X)`: numbers as JavaScript prints them (`4`, not `4.0`),
+/// strings quoted, a missing value as `undefined`.
+pub(crate) fn got(v: Option<&Value>) -> String {
+    match v {
+        None => "undefined".into(),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(f) if !n.is_i64() && !n.is_u64() && f.fract() == 0.0 && f.abs() < 1e15 => {
+                // ok: |f| < 1e15 fits an i64 exactly
+                format!("{}", f as i64)
+            }
+            _ => n.to_string(),
+        },
+        Some(other) => other.to_string(),
+    }
+}
+
+fn js_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "object",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) | Value::Object(_) => "object",
+    }
+}
+
+fn id_of<'a>(n: &NodeView<'a>) -> &'a str {
+    n.id.unwrap_or_default()
+}
+
+/// Rules 1 and 2: reserved and duplicate node ids, across every depth.
+pub(crate) fn node_ids(out: &mut Sink, view: &FlowView<'_>) {
+    for n in &view.nodes {
+        if let Some(id) = n.id
+            && SENTINELS.contains(&id)
+        {
+            out.push(
+                Issue::error(
+                    codes::RESERVED_ID,
+                    pointer::join(&n.pointer, &["id"]),
+                    format!(
+                        "Node id \"{id}\" is reserved as a flow sentinel and may not name a node"
+                    ),
+                )
+                .with_param("nodeId", id),
+            );
+        }
+    }
+    let mut seen: HashSet<&str> = HashSet::with_capacity(view.nodes.len());
+    for n in &view.nodes {
+        if let Some(id) = n.id
+            && !seen.insert(id)
+        {
+            out.push(
+                Issue::error(
+                    codes::DUPLICATE_NODE_ID,
+                    pointer::join(&n.pointer, &["id"]),
+                    format!(
+                        "Node id \"{id}\" is used more than once (across outer flow and loop bodies)"
+                    ),
+                )
+                .with_param("nodeId", id),
+            );
+        }
+    }
+}
+
+/// Rule 3: edge ids, outer edges first, then each body's in walk order.
+pub(crate) fn edge_ids(out: &mut Sink, view: &FlowView<'_>) {
+    let mut seen: HashSet<&str> = HashSet::new();
+    for scope in &view.scopes {
+        for e in &scope.edges {
+            if let Some(id) = e.id
+                && !seen.insert(id)
+            {
+                out.push(
+                    Issue::error(
+                        codes::DUPLICATE_EDGE_ID,
+                        pointer::join(&e.pointer, &["id"]),
+                        format!(
+                            "Edge id \"{id}\" is used more than once (across outer flow and loop bodies)"
+                        ),
+                    )
+                    .with_param("edgeId", id),
+                );
+            }
+        }
+    }
+}
+
+/// Rule 5: every outer `when`, then per loop its `exitCondition` (while) and body `when`s.
+pub(crate) fn predicates(out: &mut Sink, view: &FlowView<'_>) {
+    for (s, scope) in view.scopes.iter().enumerate() {
+        let owner = view.owner(s);
+        if let Some(l) = owner
+            && l.kind == Kind::While
+            && let Some(exit) = l.value.get("exitCondition")
+        {
+            expr::check(
+                out,
+                exit,
+                &pointer::join(&l.pointer, &["exitCondition"]),
+                Site::ExitCondition(id_of(l)),
+            );
+        }
+        for e in &scope.edges {
+            let Some(when) = e.value.get("when") else {
+                continue;
+            };
+            let edge_id = e.id.unwrap_or_default();
+            let site = match owner {
+                None => Site::Edge(edge_id),
+                Some(l) => Site::BodyEdge(id_of(l), edge_id),
+            };
+            expr::check(out, when, &pointer::join(&e.pointer, &["when"]), site);
+        }
+    }
+    // A while loop whose `body` is not an object has no scope; its exitCondition still counts.
+    for l in view
+        .nodes
+        .iter()
+        .filter(|n| n.kind == Kind::While && n.body_scope.is_none())
+    {
+        if let Some(exit) = l.value.get("exitCondition") {
+            expr::check(
+                out,
+                exit,
+                &pointer::join(&l.pointer, &["exitCondition"]),
+                Site::ExitCondition(id_of(l)),
+            );
+        }
+    }
+}
+
+/// Rule 6: edge policy values, outer edges only.
+pub(crate) fn edge_policies(out: &mut Sink, view: &FlowView<'_>) {
+    let Some(outer) = view.scopes.first() else {
+        return;
+    };
+    for e in &outer.edges {
+        let Some(policy) = e.value.get("policy").and_then(Value::as_object) else {
+            continue;
+        };
+        let id = e.id.unwrap_or_default();
+        let base = pointer::join(&e.pointer, &["policy"]);
+        let mut bad = |field: &str, reason: String| {
+            let at = format!("{base}/{}", field.replace('.', "/"));
+            out.push(
+                Issue::error(
+                    codes::INVALID_EDGE_POLICY,
+                    at,
+                    format!("Edge \"{id}\" has an invalid policy at {field}: {reason}"),
+                )
+                .with_param("edgeId", id)
+                .with_param("field", field),
+            );
+        };
+        if let Some(retry) = policy.get("retry").and_then(Value::as_object) {
+            let attempts = retry.get("maxAttempts");
+            match attempts {
+                Some(a) if is_integer(a) => {
+                    if !a.as_f64().is_some_and(|n| (1.0..=10.0).contains(&n)) {
+                        bad(
+                            "retry.maxAttempts",
+                            format!("must be within [1, 10] (got {})", got(Some(a))),
+                        );
+                    }
+                }
+                _ => bad("retry.maxAttempts", "must be an integer".into()),
+            }
+            for field in ["delayMs", "maxDelayMs"] {
+                if let Some(v) = retry.get(field)
+                    && !(is_integer(v) && v.as_f64().is_some_and(|n| n >= 0.0))
+                {
+                    bad(
+                        &format!("retry.{field}"),
+                        format!("must be a non-negative integer (got {})", got(Some(v))),
+                    );
+                }
+            }
+            let backoff = retry.get("backoff");
+            if let Some(b) = backoff
+                && !matches!(b.as_str(), Some("fixed" | "linear" | "exponential"))
+            {
+                bad(
+                    "retry.backoff",
+                    format!(
+                        "must be one of \"fixed\" | \"linear\" | \"exponential\" (got {})",
+                        got(Some(b))
+                    ),
+                );
+            }
+            if backoff.and_then(Value::as_str) == Some("exponential")
+                && !retry.contains_key("maxDelayMs")
+            {
+                bad(
+                    "retry.maxDelayMs",
+                    "is required when retry.backoff is \"exponential\" (unbounded growth otherwise)"
+                        .into(),
+                );
+            }
+        }
+        if let Some(t) = policy.get("timeoutMs") {
+            let n = t.as_f64();
+            if !is_integer(t) {
+                bad(
+                    "timeoutMs",
+                    format!("must be an integer (got {})", got(Some(t))),
+                );
+            } else if n.is_some_and(|n| n < 1.0) {
+                bad("timeoutMs", format!("must be >= 1 (got {})", got(Some(t))));
+            } else if n.is_some_and(|n| n > 3_600_000.0) {
+                bad(
+                    "timeoutMs",
+                    format!("must be <= 3600000 (1 hour cap; got {})", got(Some(t))),
+                );
+            }
+        }
+        if let Some(k) = policy.get("concurrencyKey") {
+            match k.as_str() {
+                None => bad("concurrencyKey", "must be a string".into()),
+                Some("") => bad("concurrencyKey", "must not be empty".into()),
+                Some(s) => {
+                    // Lengths are JavaScript's: UTF-16 code units.
+                    let len = s.encode_utf16().count();
+                    if len > 256 {
+                        bad(
+                            "concurrencyKey",
+                            format!("must be <= 256 chars (got {len})"),
+                        );
+                    }
+                    if !s.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
+                        bad(
+                            "concurrencyKey",
+                            "must contain only printable ASCII (0x20..0x7E)".into(),
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(p) = policy.get("priority") {
+            if !p.is_number() {
+                bad("priority", format!("must be a number (got {})", js_type(p)));
+            } else if !is_integer(p) {
+                bad(
+                    "priority",
+                    format!("must be an integer (got {})", got(Some(p))),
+                );
+            } else if !p.as_f64().is_some_and(|n| (-100.0..=100.0).contains(&n)) {
+                bad(
+                    "priority",
+                    format!("must be within [-100, 100] (got {})", got(Some(p))),
+                );
+            }
+        }
+    }
+}
+
+/// Rules 7, 8 and 10 for one loop node, and rule 9 for its output schema.
+pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
+    for l in view.nodes.iter().filter(|n| n.kind.is_loop()) {
+        let id = id_of(l);
+        let v = l.value;
+        // Rule 7.
+        if let Some(m) = v.get("maxIterations") {
+            let reason = if !is_integer(m) {
+                Some("maxIterations must be an integer")
+            } else if m.as_f64().is_some_and(|n| n < 1.0) {
+                Some("maxIterations must be >= 1")
+            } else if m.as_f64().is_some_and(|n| n > 10_000.0) {
+                Some("maxIterations must be <= 10000")
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                out.push(
+                    Issue::error(
+                        codes::LOOP_INVALID_MAX_ITERATIONS,
+                        pointer::join(&l.pointer, &["maxIterations"]),
+                        format!("Loop node \"{id}\": {reason} (got {})", got(Some(m))),
+                    )
+                    .with_param("loopNodeId", id)
+                    .with_param("value", m.clone()),
+                );
+            }
+        }
+        // Rule 8.
+        let has = |f: &str| v.get(f).is_some();
+        let mut mismatch = |problem: &str, field: Option<&str>| {
+            let at = field.map_or_else(|| l.pointer.clone(), |f| pointer::join(&l.pointer, &[f]));
+            let kind = if l.kind == Kind::While {
+                "while"
+            } else {
+                "foreach"
+            };
+            out.push(
+                Issue::error(
+                    codes::LOOP_VARIANT_MISMATCH,
+                    at,
+                    format!("Loop node \"{id}\" (loopKind={kind}): {problem}"),
+                )
+                .with_param("loopNodeId", id)
+                .with_param("problem", problem),
+            );
+        };
+        match l.kind {
+            Kind::While => {
+                if !has("exitCondition") {
+                    mismatch("while-missing-exit-condition", None);
+                }
+                if has("iterateOver") {
+                    mismatch("while-has-iterate-over", Some("iterateOver"));
+                }
+                if has("concurrency") {
+                    mismatch("while-has-concurrency", Some("concurrency"));
+                }
+                if let Some(t) = v.get("evaluationTiming")
+                    && !matches!(t.as_str(), Some("before" | "after"))
+                {
+                    mismatch(
+                        "while-has-invalid-evaluation-timing",
+                        Some("evaluationTiming"),
+                    );
+                }
+            }
+            Kind::Foreach => {
+                if !has("iterateOver") {
+                    mismatch("foreach-missing-iterate-over", None);
+                }
+                if has("exitCondition") {
+                    mismatch("foreach-has-exit-condition", Some("exitCondition"));
+                }
+                if has("evaluationTiming") {
+                    mismatch("foreach-has-evaluation-timing", Some("evaluationTiming"));
+                }
+            }
+            _ => {}
+        }
+        // Rule 9.
+        if let Some(schema) = v.get("outputSchema").filter(|s| s.is_object()) {
+            let at = pointer::join(&l.pointer, &["outputSchema"]);
+            for problem in compile_output_schema(schema, &at) {
+                out.push(
+                    Issue::error(
+                        codes::LOOP_INVALID_OUTPUT_SCHEMA,
+                        problem.instance_path(),
+                        format!(
+                            "Loop node \"{id}\" outputSchema failed to compile: {}",
+                            problem.message()
+                        ),
+                    )
+                    .with_param("loopNodeId", id),
+                );
+            }
+        }
+        // Rule 10.
+        if l.kind == Kind::Foreach
+            && let Some(c) = v.get("concurrency")
+        {
+            let max = v
+                .get("maxIterations")
+                .filter(|m| is_integer(m))
+                .and_then(Value::as_f64);
+            let n = c.as_f64();
+            let problem = if !is_integer(c) {
+                Some(("not-integer", "must be an integer".to_owned()))
+            } else if n.is_some_and(|n| n < 1.0) {
+                Some(("below-minimum", "must be >= 1".to_owned()))
+            } else if n.is_some_and(|n| n > 32.0) {
+                Some(("exceeds-cap", "must be <= 32 (safety cap)".to_owned()))
+            } else if let (Some(n), Some(m)) = (n, max)
+                && n > m
+            {
+                Some((
+                    "exceeds-max-iterations",
+                    format!("must be <= maxIterations ({})", got(v.get("maxIterations"))),
+                ))
+            } else {
+                None
+            };
+            if let Some((reason, detail)) = problem {
+                out.push(
+                    Issue::error(
+                        codes::LOOP_INVALID_CONCURRENCY,
+                        pointer::join(&l.pointer, &["concurrency"]),
+                        format!(
+                            "Loop node \"{id}\": concurrency {detail} (got {})",
+                            got(Some(c))
+                        ),
+                    )
+                    .with_param("loopNodeId", id)
+                    .with_param("reason", reason),
+                );
+            }
+        }
+    }
+}
+
+/// Rule 11: fanout nodes at any depth.
+pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
+    for f in view.nodes.iter().filter(|n| n.kind == Kind::Fanout) {
+        let id = id_of(f);
+        let mut bad = |at: String, field: &str, branch: Option<&str>, message: String| {
+            let mut issue = Issue::error(codes::INVALID_FANOUT_NODE, at, message)
+                .with_param("fanoutNodeId", id)
+                .with_param("field", field);
+            if let Some(b) = branch {
+                issue = issue.with_param("branchId", b);
+            }
+            out.push(issue);
+        };
+        let branches = f.value.get("branches").and_then(Value::as_array);
+        if let Some(branches) = branches {
+            if branches.len() < 2 {
+                bad(
+                    pointer::join(&f.pointer, &["branches"]),
+                    "branches",
+                    None,
+                    format!("Fanout node \"{id}\": must declare at least 2 branches"),
+                );
+            }
+            let mut seen = HashSet::new();
+            for (i, b) in branches.iter().enumerate() {
+                let mut bp = pointer::join(&f.pointer, &["branches"]);
+                pointer::push_index(&mut bp, i);
+                if !b.is_object() {
+                    continue; // the shape check reported it
+                }
+                let branch_id = b
+                    .get("branchId")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty());
+                let Some(branch_id) = branch_id else {
+                    bad(
+                        pointer::join(&bp, &["branchId"]),
+                        "branch-id",
+                        None,
+                        format!(
+                            "Fanout node \"{id}\": each branch must declare a non-empty string branchId"
+                        ),
+                    );
+                    continue;
+                };
+                if !seen.insert(branch_id) {
+                    bad(
+                        pointer::join(&bp, &["branchId"]),
+                        "branch-id",
+                        Some(branch_id),
+                        format!(
+                            "Fanout node \"{id}\": duplicate branchId \"{branch_id}\" within fanout"
+                        ),
+                    );
+                }
+                if b.get("handler")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty)
+                {
+                    bad(
+                        pointer::join(&bp, &["handler"]),
+                        "branch-handler",
+                        Some(branch_id),
+                        format!(
+                            "Fanout node \"{id}\": branch \"{branch_id}\" must declare a non-empty string handler"
+                        ),
+                    );
+                }
+                match b.get("outputSchema") {
+                    Some(schema) if schema.is_object() => {
+                        let at = pointer::join(&bp, &["outputSchema"]);
+                        for problem in compile_output_schema(schema, &at) {
+                            bad(
+                                problem.instance_path().to_owned(),
+                                "branch-output-schema",
+                                Some(branch_id),
+                                format!(
+                                    "Fanout node \"{id}\" branch \"{branch_id}\" outputSchema failed to compile: {}",
+                                    problem.message()
+                                ),
+                            );
+                        }
+                    }
+                    _ => bad(
+                        pointer::join(&bp, &["outputSchema"]),
+                        "branch-output-schema",
+                        Some(branch_id),
+                        format!(
+                            "Fanout node \"{id}\": branch \"{branch_id}\" must declare an outputSchema (typed escape contract)"
+                        ),
+                    ),
+                }
+            }
+        }
+        if let Some(c) = f.value.get("convergence")
+            && !matches!(
+                c.as_str(),
+                Some("all-succeed" | "any-succeed" | "settle-all")
+            )
+        {
+            bad(
+                pointer::join(&f.pointer, &["convergence"]),
+                "convergence",
+                None,
+                format!(
+                    "Fanout node \"{id}\": must be one of all-succeed | any-succeed | settle-all (got {})",
+                    got(Some(c))
+                ),
+            );
+        }
+        if let Some(c) = f.value.get("concurrency") {
+            let n = c.as_f64();
+            let count = branches.map(Vec::len);
+            let reason = if !is_integer(c) {
+                Some(format!("must be an integer (got {})", got(Some(c))))
+            } else if n.is_some_and(|n| n < 1.0) {
+                Some(format!("must be >= 1 (got {})", got(Some(c))))
+            } else if let (Some(n), Some(len)) = (n, count)
+                && n > len as f64
+            {
+                Some(format!(
+                    "must be <= branches.length ({len}) — a fanout cannot request more concurrent workers than it has branches (got {})",
+                    got(Some(c))
+                ))
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                bad(
+                    pointer::join(&f.pointer, &["concurrency"]),
+                    "concurrency",
+                    None,
+                    format!("Fanout node \"{id}\": {reason}"),
+                );
+            }
+        }
+    }
+}
+
+/// Rule 12: subgraph nodes at any depth.
+pub(crate) fn subgraphs(out: &mut Sink, view: &FlowView<'_>) {
+    for s in view.nodes.iter().filter(|n| n.kind == Kind::Subgraph) {
+        let id = id_of(s);
+        let mut bad = |at: String, field: &str, reason: String| {
+            let message = if reason.starts_with("Subgraph node ") {
+                reason
+            } else {
+                format!("Subgraph node \"{id}\": {reason}")
+            };
+            out.push(
+                Issue::error(codes::INVALID_SUBGRAPH_NODE, at, message)
+                    .with_param("subgraphNodeId", id)
+                    .with_param("field", field),
+            );
+        };
+        let at = |f: &[&str]| pointer::join(&s.pointer, f);
+        match s.value.get("flowRef").and_then(Value::as_object) {
+            None => bad(at(&["flowRef"]), "flowRef", "must be an object".into()),
+            Some(r) => {
+                if r.get("flowId")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty)
+                {
+                    bad(
+                        at(&["flowRef", "flowId"]),
+                        "flowRef.flowId",
+                        "must be a non-empty string".into(),
+                    );
+                }
+                match r.get("version").and_then(Value::as_str) {
+                    None | Some("") => bad(
+                        at(&["flowRef", "version"]),
+                        "flowRef.version",
+                        "must be a non-empty string".into(),
+                    ),
+                    Some(v) if !is_exact_version(v) => bad(
+                        at(&["flowRef", "version"]),
+                        "flowRef.version",
+                        format!("must be an exact semver (no ranges) — got \"{v}\""),
+                    ),
+                    Some(_) => {}
+                }
+            }
+        }
+        match s.value.get("inputMapping").and_then(Value::as_object) {
+            None => bad(
+                at(&["inputMapping"]),
+                "inputMapping",
+                "must be an object mapping string keys to Operands".into(),
+            ),
+            Some(m) => {
+                for (k, v) in m {
+                    let here = at(&["inputMapping", k]);
+                    if k.is_empty() {
+                        bad(
+                            here.clone(),
+                            "inputMapping",
+                            "keys must not be empty".into(),
+                        );
+                    }
+                    if !v.is_object() {
+                        bad(
+                            here,
+                            "inputMapping",
+                            format!(
+                                "entry \"{k}\" must be an Operand ({{ path }} or {{ literal }})"
+                            ),
+                        );
+                    } else if let Some(r) = operand_problem(v) {
+                        bad(
+                            here,
+                            "inputMapping",
+                            format!("entry \"{k}\" is not a valid Operand: {r}"),
+                        );
+                    }
+                }
+            }
+        }
+        match s.value.get("outputSchema").filter(|o| o.is_object()) {
+            None => bad(
+                at(&["outputSchema"]),
+                "output-schema",
+                "must be a JSON Schema (draft 2020-12) — the typed escape contract".into(),
+            ),
+            Some(schema) => {
+                for problem in compile_output_schema(schema, &at(&["outputSchema"])) {
+                    // The compile message has its own prefix, without the `: `.
+                    let message = format!(
+                        "Subgraph node \"{id}\" outputSchema failed to compile: {}",
+                        problem.message()
+                    );
+                    bad(problem.instance_path().to_owned(), "output-schema", message);
+                }
+            }
+        }
+        let c = s.value.get("convergence");
+        if !matches!(
+            c.and_then(Value::as_str),
+            Some("success-only" | "settle-all")
+        ) {
+            bad(
+                at(&["convergence"]),
+                "convergence",
+                format!("must be one of success-only | settle-all (got {})", got(c)),
+            );
+        }
+    }
+}
+
+/// Rule 13 for one mapping.
+fn mapping_paths(
+    out: &mut Sink,
+    mapping: &Value,
+    parent: &str,
+    node: Option<&str>,
+    all_ids: &HashSet<&str>,
+) {
+    let field = if node.is_some() {
+        "inputMapping"
+    } else {
+        "mapping"
+    };
+    let Some(m) = mapping.as_object() else { return };
+    for (key, v) in m {
+        let Some(path) = v.get("path").and_then(Value::as_str) else {
+            continue;
+        };
+        let mut segments = path.split('.');
+        let root = segments.next().unwrap_or_default();
+        let reason = match root {
+            "iterationIndex" | "iterationOutput" => Some(format!(
+                "{root} is only available in a loop's exitCondition"
+            )),
+            "nodeOutputs" => match segments.next() {
+                Some(target) if !all_ids.contains(target) => {
+                    Some(format!("nodeOutputs.{target} names no node in this flow"))
+                }
+                Some(target) if node == Some(target) => {
+                    Some("a node cannot map its own output".to_owned())
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(reason) = reason else { continue };
+        let place = match node {
+            Some(n) => format!("Node \"{n}\" inputMapping"),
+            None => "The flow output".to_owned(),
+        };
+        let mut issue = Issue::error(
+            codes::INVALID_MAPPING,
+            pointer::join(parent, &[field, key, "path"]),
+            format!("{place} key \"{key}\": {reason}"),
+        )
+        .with_param("key", key.as_str())
+        .with_param("reason", reason);
+        if let Some(n) = node {
+            issue = issue.with_param("nodeId", n);
+        }
+        out.push(issue);
+    }
+}
+
+/// Rule 13: leaf `inputMapping`s in walk order, then `output.mapping`.
+pub(crate) fn mappings(out: &mut Sink, view: &FlowView<'_>, flow: &Value) {
+    let all_ids: HashSet<&str> = view.nodes.iter().filter_map(|n| n.id).collect();
+    for n in view.nodes.iter().filter(|n| n.kind.is_leaf()) {
+        if let Some(m) = n.value.get("inputMapping") {
+            mapping_paths(out, m, &n.pointer, Some(id_of(n)), &all_ids);
+        }
+    }
+    if let Some(m) = flow.get("output").and_then(|o| o.get("mapping")) {
+        mapping_paths(out, m, "/output", None, &all_ids);
+    }
+}
+
+/// Rule 14: `output.schema` compiles.
+pub(crate) fn flow_output(out: &mut Sink, flow: &Value) {
+    let Some(schema) = flow
+        .get("output")
+        .and_then(|o| o.get("schema"))
+        .filter(|s| s.is_object())
+    else {
+        return;
+    };
+    for problem in compile_output_schema(schema, "/output/schema") {
+        out.push(Issue::error(
+            codes::INVALID_FLOW_OUTPUT,
+            problem.instance_path(),
+            format!(
+                "Flow output schema failed to compile: {}",
+                problem.message()
+            ),
+        ));
+    }
+}
+
+/// Beyond upstream: tool, agent and fanout handler references, and subgraph nodes.
+pub(crate) fn references(out: &mut Sink, view: &FlowView<'_>, ctx: &FlowContext) {
+    let options = &ctx.options;
+    for n in &view.nodes {
+        let id = id_of(n);
+        match n.kind {
+            Kind::Tool | Kind::Agent => {
+                let Some(r) = n
+                    .value
+                    .get("ref")
+                    .and_then(Value::as_str)
+                    .filter(|r| !r.is_empty())
+                else {
+                    continue;
+                };
+                let (known, code, what) = if n.kind == Kind::Tool {
+                    (ctx.knows_tool(r), codes::UNKNOWN_TOOL, "tool")
+                } else {
+                    (ctx.knows_agent(r), codes::UNKNOWN_AGENT, "agent")
+                };
+                if known == Some(false) {
+                    let label = if n.kind == Kind::Tool {
+                        "Tool"
+                    } else {
+                        "Agent"
+                    };
+                    out.push(
+                        Issue::new(
+                            options.unknown_reference,
+                            code,
+                            pointer::join(&n.pointer, &["ref"]),
+                            format!(
+                                "{label} node \"{id}\" runs {what} \"{r}\", which the pack does not define; \
+                                 add the {what} to the pack or fix the ref (the run would be refused with flow-unbound)"
+                            ),
+                        )
+                        .with_param("nodeId", id)
+                        .with_param("ref", r),
+                    );
+                }
+            }
+            Kind::Fanout => {
+                let Some(branches) = n.value.get("branches").and_then(Value::as_array) else {
+                    continue;
+                };
+                for (i, b) in branches.iter().enumerate() {
+                    let Some(h) = b
+                        .get("handler")
+                        .and_then(Value::as_str)
+                        .filter(|h| !h.is_empty())
+                    else {
+                        continue;
+                    };
+                    if ctx.knows_tool(h) == Some(false) {
+                        let branch = b
+                            .get("branchId")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        let mut at = pointer::join(&n.pointer, &["branches"]);
+                        pointer::push_index(&mut at, i);
+                        pointer::push(&mut at, "handler");
+                        out.push(
+                            Issue::new(
+                                options.unknown_reference,
+                                codes::UNKNOWN_TOOL,
+                                at,
+                                format!(
+                                    "Fanout node \"{id}\" branch \"{branch}\" runs tool \"{h}\", which the pack \
+                                     does not define; add the tool to the pack or fix the handler \
+                                     (the run would be refused with flow-unbound)"
+                                ),
+                            )
+                            .with_param("nodeId", id)
+                            .with_param("ref", h),
+                        );
+                    }
+                }
+            }
+            Kind::Subgraph => {
+                let target = n
+                    .value
+                    .get("flowRef")
+                    .and_then(|r| r.get("flowId"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                out.push(
+                    Issue::new(
+                        options.subgraph,
+                        codes::FLOW_UNBOUND,
+                        n.pointer.clone(),
+                        format!(
+                            "Subgraph node \"{id}\" (flow \"{target}\") cannot run: the runtime refuses \
+                             every subgraph node at run start (flow-unbound); inline the child flow's nodes instead"
+                        ),
+                    )
+                    .with_param("nodeId", id),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Outer node ids to their first node index, for graph building.
+pub(crate) fn first_index<'a>(view: &FlowView<'a>, scope: usize) -> HashMap<&'a str, usize> {
+    let mut map = HashMap::new();
+    if let Some(s) = view.scopes.get(scope) {
+        for (local, &n) in s.nodes.iter().enumerate() {
+            if let Some(id) = view.nodes.get(n).and_then(|n| n.id) {
+                map.entry(id).or_insert(local);
+            }
+        }
+    }
+    map
+}
