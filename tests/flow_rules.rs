@@ -222,7 +222,7 @@ fn every_upstream_example_validates_clean_as_an_index_entry() {
             "guardrails": [],
             "agents": agents.iter().map(|a| json!({
                 "id": a, "version": "1.0.0", "name": a, "instructions": "Help.",
-                "capabilities": [], "tools": [], "modulePath": "agents/a.ts"
+                "capabilities": [{"needs": [{"feature": "tool-use"}]}], "tools": [], "modulePath": "agents/a.ts"
             })).collect::<Vec<_>>(),
             "flows": [entry]
         });

@@ -11,6 +11,7 @@ mod entries;
 mod env;
 mod guardrail;
 mod refs;
+mod templates;
 
 use crate::diagnostics::{Issue, Report};
 use crate::index::{self, Limits};
@@ -90,6 +91,9 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
             pack_refs.check_agent(i, agent, &mut issues);
             report.extend(issues);
         }
+        let mut issues = Vec::new();
+        templates::check_templates(document, &pack_refs, &mut issues);
+        report.extend(issues);
         for (i, block) in index::raw_list(document, "blocks").iter().enumerate() {
             let mut issues = Vec::new();
             block::check_block(block, &format!("/blocks/{i}"), &rules, &mut issues);

@@ -79,6 +79,14 @@ impl<'a> PackRefs<'a> {
         }
     }
 
+    /// The entry index of the block `id`'s highest version in `range`, if any.
+    pub(crate) fn pick_block(&self, id: &str, range: &str) -> Option<usize> {
+        let range = Range::parse(range).ok()?;
+        let versions = self.blocks.get(id)?;
+        let picked = range.max_satisfying(versions.iter().map(|(v, _)| v))?;
+        versions.iter().find(|(v, _)| v == picked).map(|&(_, i)| i)
+    }
+
     /// Checks every reference of the agent at `/agents/<i>`.
     pub(crate) fn check_agent(&self, i: usize, agent: &Value, out: &mut Vec<Issue>) {
         let Some(obj) = agent.as_object() else { return };

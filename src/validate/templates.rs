@@ -1,0 +1,216 @@
+//! Liquid instruction templates at deploy (agents.md §3, issue "Liquid instruction
+//! templates"): every agent's instructions and every prompt block's template must parse in
+//! the LiquidJS dialect (strict filters) and read only what the run will provide.
+
+use super::refs::PackRefs;
+use crate::diagnostics::Issue;
+use crate::index::raw_list;
+use crate::template::{AllowedVariables, CheckIssueKind, CompiledTemplate, InputPolicy};
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// Issue code: a template LiquidJS would refuse to parse.
+pub const TEMPLATE_PARSE: &str = "template-parse";
+/// Issue code (warning): a required parameter that the instructions never read.
+pub const UNUSED_PARAMETER: &str = "unused-parameter";
+
+/// Parameter names of a `parameters` list, and the required ones (no `required: false`, no
+/// `default`) with their positions.
+fn parameters(list: Option<&Value>) -> (Vec<&str>, Vec<(usize, &str)>) {
+    let mut names = Vec::new();
+    let mut required = Vec::new();
+    for (i, p) in list
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let Some(name) = p.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        names.push(name);
+        let optional = p.get("required") == Some(&Value::Bool(false)) || p.get("default").is_some();
+        if !optional {
+            required.push((i, name));
+        }
+    }
+    (names, required)
+}
+
+fn parse(source: &str, at: &str, out: &mut Vec<Issue>) -> Option<CompiledTemplate> {
+    match CompiledTemplate::parse(source) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            let (line, col) = crate::template::line_col(source, e.offset());
+            out.push(
+                Issue::error(
+                    TEMPLATE_PARSE,
+                    at,
+                    format!(
+                        "template isn't valid Liquid: {}",
+                        e.message_with_position(source)
+                    ),
+                )
+                .with_param("templateLine", line)
+                .with_param("templateColumn", col),
+            );
+            None
+        }
+    }
+}
+
+/// Turns a check issue into an index issue whose message says where in the template it is.
+fn located(issue: &crate::template::CheckIssue, at: &str, prefix: &str) -> Issue {
+    let base = issue.to_issue(at);
+    let message = format!(
+        "{prefix}{} (template line {}, column {})",
+        issue.message(),
+        issue.line(),
+        issue.col()
+    );
+    Issue::new(base.severity(), issue.code(), at, message)
+        .with_param("templateLine", issue.line())
+        .with_param("templateColumn", issue.col())
+}
+
+/// Checks every agent's instructions and every prompt block's template.
+pub(crate) fn check_templates(document: &Value, refs: &PackRefs<'_>, out: &mut Vec<Issue>) {
+    // Agents that run as flow agent steps get `input`; elsewhere reading it is a warning.
+    let mut flow_agents: HashSet<&str> = HashSet::new();
+    for flow in raw_list(document, "flows") {
+        collect_agent_refs(flow.get("nodes"), &mut flow_agents);
+    }
+    let blocks = raw_list(document, "blocks");
+    for (k, block) in blocks.iter().enumerate() {
+        if block.get("kind").and_then(Value::as_str) != Some("prompt") {
+            continue;
+        }
+        let Some(source) = block.pointer("/content/template").and_then(Value::as_str) else {
+            continue;
+        };
+        if source.trim().is_empty() {
+            continue; // the block rules report it
+        }
+        let at = format!("/blocks/{k}/content/template");
+        let Some(t) = parse(source, &at, out) else {
+            continue;
+        };
+        let (names, _) = parameters(block.pointer("/content/parameters"));
+        // Settings depend on the agent that uses the block: checked per agent below.
+        let allowed = AllowedVariables::new()
+            .with_params(names)
+            .with_input(InputPolicy::Allowed);
+        for issue in t.check(&allowed) {
+            if !matches!(
+                issue.kind(),
+                CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
+            ) {
+                out.push(located(&issue, &at, ""));
+            }
+        }
+    }
+    for (i, agent) in raw_list(document, "agents").iter().enumerate() {
+        let Some(obj) = agent.as_object() else {
+            continue;
+        };
+        let id = obj.get("id").and_then(Value::as_str).unwrap_or("");
+        let settings: Vec<&str> = obj
+            .get("settings")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.get("id").and_then(Value::as_str))
+            .collect();
+        let input = if flow_agents.contains(id) {
+            InputPolicy::Allowed
+        } else {
+            InputPolicy::Warn
+        };
+        let at = format!("/agents/{i}/instructions");
+        match obj.get("instructions") {
+            Some(Value::String(source)) if !source.trim().is_empty() => {
+                let Some(t) = parse(source, &at, out) else {
+                    continue;
+                };
+                let (names, required) = parameters(obj.get("parameters"));
+                let allowed = AllowedVariables::new()
+                    .with_params(names)
+                    .with_settings(settings)
+                    .with_input(input);
+                out.extend(
+                    t.check(&allowed)
+                        .iter()
+                        .map(|issue| located(issue, &at, "")),
+                );
+                let read: HashSet<&str> =
+                    t.global_reads().iter().filter_map(|r| r.root()).collect();
+                for (j, name) in required {
+                    if !read.contains(name) {
+                        out.push(Issue::warning(
+                            UNUSED_PARAMETER,
+                            format!("/agents/{i}/parameters/{j}"),
+                            format!("required parameter \"{name}\" is never read by the instructions; every run must supply it for nothing — read it, make it optional, or remove it"),
+                        ));
+                    }
+                }
+            }
+            Some(Value::Object(prompt_ref)) => {
+                let (Some(block_id), Some(range)) = (
+                    prompt_ref.get("prompt").and_then(Value::as_str),
+                    prompt_ref.get("version").and_then(Value::as_str),
+                ) else {
+                    continue;
+                };
+                let Some(k) = refs.pick_block(block_id, range) else {
+                    continue;
+                }; // refs reported it
+                let Some(block) = blocks.get(k) else { continue };
+                let Some(source) = block.pointer("/content/template").and_then(Value::as_str)
+                else {
+                    continue;
+                };
+                let Ok(t) = CompiledTemplate::parse(source) else {
+                    continue;
+                }; // reported at the block
+                let (names, _) = parameters(block.pointer("/content/parameters"));
+                let allowed = AllowedVariables::new()
+                    .with_params(names)
+                    .with_settings(settings)
+                    .with_input(input);
+                let version = block.get("version").and_then(Value::as_str).unwrap_or("");
+                let prefix = format!("prompt block \"{block_id}\" {version}: ");
+                out.extend(
+                    t.check(&allowed)
+                        .iter()
+                        .filter(|i| {
+                            matches!(
+                                i.kind(),
+                                CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
+                            )
+                        })
+                        .map(|issue| located(issue, &at, &prefix)),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Agent ids of `kind: agent` nodes, loop bodies included (iteratively).
+fn collect_agent_refs<'a>(nodes: Option<&'a Value>, out: &mut HashSet<&'a str>) {
+    let mut stack: Vec<&Value> = nodes
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    while let Some(node) = stack.pop() {
+        if node.get("kind").and_then(Value::as_str) == Some("agent")
+            && let Some(r) = node.get("ref").and_then(Value::as_str)
+        {
+            out.insert(r);
+        }
+        if let Some(body) = node.pointer("/body/nodes").and_then(Value::as_array) {
+            stack.extend(body);
+        }
+    }
+}
