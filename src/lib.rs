@@ -15,6 +15,7 @@ pub mod flow;
 pub mod index;
 pub mod range;
 pub mod route;
+pub mod run;
 pub mod schema;
 pub mod template;
 pub mod validate;

@@ -1,6 +1,7 @@
 //! The `runstart` command line: argument parsing and printing only. Every subcommand lives in
 //! its own file and calls the library.
 
+mod plan;
 mod resolve;
 mod route;
 mod template;
@@ -34,6 +35,9 @@ enum Command {
     Validate(validate::Args),
     /// Route a capability to a provider and model (prints the decision or the error as JSON).
     Route(route::Args),
+    /// Prepare a run: resolve an agent's tools, guardrails and blocks, route its capabilities
+    /// and render its instructions; print the plan as JSON.
+    Plan(plan::Args),
     /// Resolve tool references (npm ranges) against the tools of pack indexes.
     Resolve(resolve::Args),
     /// Parse a Liquid template: print the variables it reads and the problems found.
@@ -70,6 +74,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args, &mut out),
         Command::Route(args) => route::run(args, &mut out),
         Command::Resolve(args) => resolve::run(args, &mut out),
+        Command::Plan(args) => plan::run(args, &mut out),
         Command::Template(args) => template::run(args, &mut out),
     };
     let code = match result {
@@ -101,4 +106,17 @@ impl From<io::Error> for CliError {
             CliError::Usage(e.to_string())
         }
     }
+}
+
+/// Writes `value` as pretty JSON and a newline; a closed stdout is [`CliError::BrokenPipe`].
+pub fn write_json<T: serde::Serialize + ?Sized>(
+    out: &mut dyn Write,
+    value: &T,
+) -> Result<(), CliError> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| match e.io_error_kind() {
+        Some(io::ErrorKind::BrokenPipe) => CliError::BrokenPipe,
+        _ => CliError::Usage(e.to_string()),
+    })?;
+    out.write_all(b"\n")?;
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! `runstart resolve <index.json>... --tool <id> --range <range>` and `--agents`: resolve tool
 //! references against the tools of one or more pack indexes, as run start would.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format};
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
 use runstart::catalog::{Catalog, ToolRange};
 use runstart::index::load;
 use runstart::range::parse_version;
@@ -181,9 +181,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             } else {
                 list.into_iter().next().unwrap_or_default()
             };
-            serde_json::to_writer_pretty(&mut *out, &value)
-                .map_err(|e| CliError::Usage(e.to_string()))?;
-            writeln!(out)?;
+            write_json(out, &value)?;
         }
     }
     Ok(if failures > 0 {

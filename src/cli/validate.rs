@@ -1,6 +1,6 @@
 //! `runstart validate <index.json>...`: validate pack indexes, print every issue.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format};
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, write_json};
 use runstart::diagnostics::{Issue, render};
 use runstart::validate::{ValidateOptions, validate_index};
 use serde::Serialize;
@@ -65,9 +65,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     }
     match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &json_reports)
-                .map_err(|e| CliError::Usage(e.to_string()))?;
-            out.write_all(b"\n")?;
+            write_json(out, &json_reports)?;
         }
         Format::Human => {
             let (errors, warnings) = reports.iter().fold((0, 0), |(e, w), (_, _, r)| {

@@ -201,3 +201,20 @@ impl SchemaCache {
         }
     }
 }
+
+/// `MODEL_SETTINGS_SCHEMA` (agents.md §4.3): what a model-settings block's `values` must be —
+/// `temperature` a number in [0, 2], `maxOutputTokens` an integer ≥ 1, nothing else.
+pub fn model_settings_schema() -> &'static CompiledSchema {
+    static SCHEMA: OnceLock<CompiledSchema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        CompiledSchema::compile(&serde_json::json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+                "maxOutputTokens": {"type": "integer", "minimum": 1}
+            }
+        }))
+        .expect("the model settings schema is a valid constant") // ok: compiled-in constant, covered by tests
+    })
+}

@@ -7,11 +7,9 @@ use crate::catalog::deploy_pin_message;
 use crate::diagnostics::Issue;
 use crate::index::{PackIndex, raw_list};
 use crate::range::{Range, compare_versions, parse_version};
-use crate::schema::CompiledSchema;
 use semver::Version;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
 
 /// Issue code: a tool ref names a tool the pack does not have.
 pub const TOOL_NOT_FOUND: &str = "tool-not-found";
@@ -257,8 +255,11 @@ impl<'a> PackRefs<'a> {
         }
         if role == BlockRole::ModelSettings {
             let values = block.pointer("/content/values").unwrap_or(&Value::Null);
-            let problems =
-                model_settings_schema().issues(values, "/content/values", BLOCK_UNRESOLVABLE);
+            let problems = crate::schema::model_settings_schema().issues(
+                values,
+                "/content/values",
+                BLOCK_UNRESOLVABLE,
+            );
             if !problems.is_empty() {
                 let why: Vec<String> = problems
                     .iter()
@@ -294,23 +295,6 @@ impl BlockRole {
             BlockRole::Settings | BlockRole::ModelSettings => "settings",
         }
     }
-}
-
-/// `MODEL_SETTINGS_SCHEMA` (agents.md §4.3): `temperature` a number in [0, 2],
-/// `maxOutputTokens` an integer ≥ 1, nothing else.
-fn model_settings_schema() -> &'static CompiledSchema {
-    static SCHEMA: OnceLock<CompiledSchema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        CompiledSchema::compile(&json!({
-            "type": "object",
-            "additionalProperties": false,
-            "properties": {
-                "temperature": {"type": "number", "minimum": 0, "maximum": 2},
-                "maxOutputTokens": {"type": "integer", "minimum": 1}
-            }
-        }))
-        .expect("the model settings schema is a valid constant") // ok: compiled-in constant, covered by tests
-    })
 }
 
 #[cfg(test)]

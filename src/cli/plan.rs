@@ -1,0 +1,133 @@
+//! `runstart plan <index.json>... --providers <providers.json> --tenant <id> --agent
+//! <id>[@version] [--param k=v]... [--policy <policy.json>]`: prepare a run and print its plan.
+
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, write_json};
+use runstart::index::load;
+use runstart::route::{ProviderMetadata, TenantPolicy};
+use runstart::run::{AgentSelector, RunRequest, RunStart};
+use serde_json::{Map, Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Pack index files to register for the tenant.
+    #[arg(required = true, value_name = "INDEX")]
+    files: Vec<PathBuf>,
+    /// JSON array of provider metadata to register for the tenant.
+    #[arg(long, value_name = "FILE")]
+    providers: PathBuf,
+    /// Tenant id.
+    #[arg(long, default_value = "default")]
+    tenant: String,
+    /// Agent to run: `id` (latest version) or `id@version`.
+    #[arg(long)]
+    agent: String,
+    /// A prompt parameter, `name=value`; the value is JSON when it parses as JSON, else a
+    /// string. Repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    /// A tenant policy (JSON) for this request, merged with none registered.
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
+    /// The render clock, ISO 8601 UTC (`2026-09-17T15:30:00.000Z`); default: now.
+    #[arg(long)]
+    now: Option<String>,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))
+}
+
+fn json_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, CliError> {
+    serde_json::from_slice(&read(path)?)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
+}
+
+pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
+    let run_start = RunStart::new();
+    for path in &args.files {
+        let bytes = read(path)?;
+        let loaded = load(&bytes);
+        let Some(index) = loaded.index else {
+            let why = loaded
+                .report
+                .issues()
+                .first()
+                .map(|i| i.message().to_owned())
+                .unwrap_or_default();
+            return Err(CliError::Usage(format!(
+                "{} is not a usable pack index: {why}",
+                path.display()
+            )));
+        };
+        run_start
+            .register_pack(&args.tenant, &index)
+            .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+    }
+    let providers: Vec<ProviderMetadata> = json_file(&args.providers)?;
+    for p in providers {
+        run_start
+            .register_provider(&args.tenant, p)
+            .map_err(|e| CliError::Usage(format!("{}: {e}", args.providers.display())))?;
+    }
+    let tenant_policy: Option<TenantPolicy> = args.policy.as_deref().map(json_file).transpose()?;
+    let (id, version) = match args.agent.split_once('@') {
+        Some((id, v)) => (id.to_owned(), Some(v.to_owned())),
+        None => (args.agent.clone(), None),
+    };
+    let mut parameters = Map::new();
+    for p in &args.params {
+        let (name, value) = p
+            .split_once('=')
+            .ok_or_else(|| CliError::Usage(format!("--param {p:?}: write name=value")))?;
+        let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_owned()));
+        parameters.insert(name.to_owned(), value);
+    }
+    let request = RunRequest {
+        tenant_id: args.tenant.clone(),
+        agent: AgentSelector { id, version },
+        parameters,
+        input: None,
+        conversation: None,
+        pins: None,
+        tenant_policy,
+        now: args.now.clone().unwrap_or_else(now_iso),
+    };
+    match run_start.prepare(&request) {
+        Ok(plan) => {
+            write_json(out, &plan)?;
+            Ok(EXIT_CLEAN)
+        }
+        Err(e) => {
+            write_json(out, &json!({ "error": e }))?;
+            Ok(EXIT_PROBLEMS)
+        }
+    }
+}
+
+/// The system clock as ISO 8601 UTC with milliseconds.
+fn now_iso() -> String {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = since.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        since.subsec_millis()
+    )
+}

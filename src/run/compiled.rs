@@ -1,0 +1,456 @@
+//! A tenant's registered packs and providers, compiled for run start: ranges parsed,
+//! templates parsed, capabilities typed, tool and block references pinned.
+
+use crate::catalog::{Catalog, ToolRange};
+use crate::diagnostics::Issue;
+use crate::index::PackIndex;
+use crate::index::wire::{Agent, BlockKind, Guardrail, Instructions, Tool};
+use crate::range::{Range, compare_versions, parse_version};
+use crate::route::{Capability, ProviderMetadata, RouteSnapshot, TenantPolicy};
+use crate::template::{CompiledTemplate, PromptParameter};
+use semver::Version;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The catalog key for a tenant's own catalog (each tenant state holds one).
+pub(crate) const TENANT_KEY: &str = "";
+
+/// One registered tool version.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolRecord {
+    pub id: String,
+    pub version: Version,
+    pub retired: bool,
+    pub tool: Arc<Tool>,
+}
+
+/// A reference to a data block, its range parsed, pinned at registration.
+#[derive(Debug, Clone)]
+pub(crate) struct BlockRef {
+    pub id: String,
+    pub range_text: String,
+    pub range: Range,
+    pub pin: Option<Version>,
+}
+
+/// Where an agent's instructions come from.
+#[derive(Debug, Clone)]
+pub(crate) enum InstructionsSource {
+    Inline {
+        template: Arc<CompiledTemplate>,
+        params: Vec<PromptParameter>,
+    },
+    Block(BlockRef),
+}
+
+/// One tool reference, its range parsed once, pinned at registration.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolRefC {
+    pub id: String,
+    pub range: ToolRange,
+    pub pin: Option<Version>,
+}
+
+/// An agent version ready to run.
+#[derive(Debug)]
+pub(crate) struct CompiledAgent {
+    pub id: String,
+    pub version: Version,
+    pub version_text: String,
+    pub name: String,
+    pub tools: Vec<ToolRefC>,
+    pub guardrails: Vec<String>,
+    pub instructions: InstructionsSource,
+    pub settings: Vec<BlockRef>,
+    pub model_settings: Option<BlockRef>,
+    pub capabilities: Vec<Capability>,
+    pub preferred_provider: Option<String>,
+    pub preferred_model: Option<String>,
+}
+
+impl CompiledAgent {
+    /// Whether the agent references any data block (then the `settings` variable exists).
+    pub fn references_blocks(&self) -> bool {
+        matches!(self.instructions, InstructionsSource::Block(_))
+            || !self.settings.is_empty()
+            || self.model_settings.is_some()
+    }
+}
+
+/// A data block version ready to use.
+#[derive(Debug)]
+pub(crate) enum BlockContent {
+    Prompt {
+        template: Arc<CompiledTemplate>,
+        params: Vec<PromptParameter>,
+    },
+    Settings {
+        values: Value,
+    },
+}
+
+/// One data block version.
+#[derive(Debug)]
+pub(crate) struct CompiledBlock {
+    pub version: Version,
+    pub version_text: String,
+    pub content: BlockContent,
+}
+
+impl CompiledBlock {
+    pub fn kind(&self) -> &'static str {
+        match self.content {
+            BlockContent::Prompt { .. } => "prompt",
+            BlockContent::Settings { .. } => "settings",
+        }
+    }
+}
+
+/// Everything one tenant has registered. Immutable once published in a snapshot; a write
+/// clones it, changes the clone and publishes a new snapshot.
+#[derive(Debug, Clone)]
+pub(crate) struct TenantState {
+    pub tool_records: Vec<ToolRecord>,
+    pub tools: Catalog<Arc<Tool>>,
+    /// Agent id → versions, highest first.
+    pub agents: HashMap<String, Vec<Arc<CompiledAgent>>>,
+    pub guardrails: HashMap<String, Arc<Guardrail>>,
+    /// Block id → versions, highest first.
+    pub blocks: HashMap<String, Vec<Arc<CompiledBlock>>>,
+    pub providers: Vec<ProviderMetadata>,
+    pub route: Arc<RouteSnapshot>,
+    pub policy: Option<TenantPolicy>,
+}
+
+impl Default for TenantState {
+    fn default() -> TenantState {
+        TenantState {
+            tool_records: Vec::new(),
+            tools: Catalog::new(),
+            agents: HashMap::new(),
+            guardrails: HashMap::new(),
+            blocks: HashMap::new(),
+            providers: Vec::new(),
+            route: Arc::new(RouteSnapshot::compile(Vec::new())),
+            policy: None,
+        }
+    }
+}
+
+pub(crate) fn parameters_of(list: Option<&Vec<Value>>) -> Vec<PromptParameter> {
+    list.into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let name = p.get("name")?.as_str()?;
+            let mut param = PromptParameter::new(name);
+            if p.get("required") == Some(&Value::Bool(false)) {
+                param = param.with_required(false);
+            }
+            if let Some(d) = p.get("default") {
+                param = param.with_default(d.clone());
+            }
+            Some(param)
+        })
+        .collect()
+}
+
+fn sorted_insert<T>(list: &mut Vec<Arc<T>>, item: Arc<T>, version: impl Fn(&T) -> &Version) {
+    let v = version(&item).clone();
+    match list
+        .iter()
+        .position(|x| compare_versions(version(x), &v) != std::cmp::Ordering::Greater)
+    {
+        Some(i) if compare_versions(version(&list[i]), &v) == std::cmp::Ordering::Equal => {
+            list[i] = item
+        }
+        Some(i) => list.insert(i, item),
+        None => list.push(item),
+    }
+}
+
+impl TenantState {
+    /// Rebuilds the tool catalog from the records (registration is rare; resolving is hot).
+    pub fn rebuild_tools(&mut self) {
+        let mut catalog = Catalog::new();
+        for r in &self.tool_records {
+            // Records are kept unique by (id, version), so inserts cannot clash.
+            let _ = catalog.insert(TENANT_KEY, &r.id, r.version.clone(), Arc::clone(&r.tool));
+            if r.retired {
+                catalog.retire(TENANT_KEY, &r.id, &r.version);
+            }
+        }
+        self.tools = catalog;
+    }
+
+    /// Adds a pack: tools, then guardrails, then blocks, then agents pinned against them, as a
+    /// deploy registers them. On any problem nothing is changed and every problem is returned.
+    pub fn add_pack(&mut self, pack: &PackIndex) -> Result<(), Vec<Issue>> {
+        let mut next = self.clone();
+        let mut issues = Vec::new();
+        for t in &pack.tools {
+            let text = t.entry.version.as_deref().unwrap_or(&pack.pack_version);
+            let Some(version) = parse_version(text) else {
+                issues.push(Issue::error(
+                    "invalid-version",
+                    format!("/tools/{}/version", t.index),
+                    format!(
+                        "tool \"{}\" version \"{text}\" is not a semver version",
+                        t.entry.id
+                    ),
+                ));
+                continue;
+            };
+            let record = ToolRecord {
+                id: t.entry.id.clone(),
+                version,
+                retired: false,
+                tool: Arc::new(t.entry.clone()),
+            };
+            match next
+                .tool_records
+                .iter_mut()
+                .find(|r| r.id == record.id && r.version == record.version)
+            {
+                Some(existing) => *existing = record,
+                None => next.tool_records.push(record),
+            }
+        }
+        next.rebuild_tools();
+        for g in &pack.guardrails {
+            next.guardrails
+                .insert(g.entry.id.clone(), Arc::new(g.entry.clone()));
+        }
+        for b in &pack.blocks {
+            let at = format!("/blocks/{}", b.index);
+            let Some(version) = parse_version(&b.entry.version) else {
+                issues.push(Issue::error(
+                    "invalid-block",
+                    format!("{at}/version"),
+                    "version must be major.minor.patch, e.g. \"1.0.0\"",
+                ));
+                continue;
+            };
+            let content = match b.entry.kind {
+                BlockKind::Prompt => {
+                    let source = b
+                        .entry
+                        .content
+                        .get("template")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    match CompiledTemplate::parse(source) {
+                        Ok(t) => BlockContent::Prompt {
+                            template: Arc::new(t),
+                            params: parameters_of(
+                                b.entry.content.get("parameters").and_then(Value::as_array),
+                            ),
+                        },
+                        Err(e) => {
+                            issues.push(Issue::error(
+                                "template-parse",
+                                format!("{at}/content/template"),
+                                format!(
+                                    "template isn't valid Liquid: {}",
+                                    e.message_with_position(source)
+                                ),
+                            ));
+                            continue;
+                        }
+                    }
+                }
+                BlockKind::Settings => BlockContent::Settings {
+                    values: b
+                        .entry
+                        .content
+                        .get("values")
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                },
+            };
+            let block = Arc::new(CompiledBlock {
+                version,
+                version_text: b.entry.version.clone(),
+                content,
+            });
+            sorted_insert(
+                next.blocks.entry(b.entry.id.clone()).or_default(),
+                block,
+                |b| &b.version,
+            );
+        }
+        for a in &pack.agents {
+            match next.compile_agent(&a.entry, a.index) {
+                Ok(agent) => sorted_insert(
+                    next.agents.entry(agent.id.clone()).or_default(),
+                    Arc::new(agent),
+                    |a| &a.version,
+                ),
+                Err(mut e) => issues.append(&mut e),
+            }
+        }
+        if issues.is_empty() {
+            *self = next;
+            Ok(())
+        } else {
+            Err(issues)
+        }
+    }
+
+    fn pick_block(&self, id: &str, range: &Range) -> Option<&Arc<CompiledBlock>> {
+        self.blocks
+            .get(id)?
+            .iter()
+            .find(|b| range.satisfies(&b.version))
+    }
+
+    fn block_ref(
+        &self,
+        id: &str,
+        range_text: &str,
+        at: &str,
+        issues: &mut Vec<Issue>,
+    ) -> Option<BlockRef> {
+        match Range::parse(range_text) {
+            Ok(range) => {
+                let pin = self.pick_block(id, &range).map(|b| b.version.clone());
+                if pin.is_none() {
+                    issues.push(Issue::error(
+                        "block-unresolvable",
+                        at,
+                        format!("block \"{id}\" has no published version in \"{range_text}\""),
+                    ));
+                }
+                Some(BlockRef {
+                    id: id.to_owned(),
+                    range_text: range_text.to_owned(),
+                    range,
+                    pin,
+                })
+            }
+            Err(e) => {
+                issues.push(Issue::error(
+                    "invalid-version-range",
+                    at,
+                    format!("block \"{id}\" range \"{range_text}\": {e}"),
+                ));
+                None
+            }
+        }
+    }
+
+    /// Compiles and pins one agent against this state.
+    fn compile_agent(&self, agent: &Agent, index: usize) -> Result<CompiledAgent, Vec<Issue>> {
+        let base = format!("/agents/{index}");
+        let mut issues = Vec::new();
+        let Some(version) = parse_version(&agent.version) else {
+            return Err(vec![Issue::error(
+                "invalid-agent",
+                format!("{base}/version"),
+                "version must be a valid semver string",
+            )]);
+        };
+        let mut tools = Vec::with_capacity(agent.tools.len());
+        for (j, t) in agent.tools.iter().enumerate() {
+            let range = ToolRange::new(&t.version);
+            let pin = match self.tools.resolve(TENANT_KEY, &t.id, &range) {
+                Ok(hit) => Some(hit.version.clone()),
+                Err(e) => {
+                    issues.push(Issue::error(
+                        e.code(),
+                        format!("{base}/tools/{j}/version"),
+                        format!("agent \"{}\": {e}", agent.id),
+                    ));
+                    None
+                }
+            };
+            tools.push(ToolRefC {
+                id: t.id.clone(),
+                range,
+                pin,
+            });
+        }
+        let instructions = match &agent.instructions {
+            Instructions::Template(source) => match CompiledTemplate::parse(source) {
+                Ok(t) => InstructionsSource::Inline {
+                    template: Arc::new(t),
+                    params: parameters_of(agent.parameters.as_ref()),
+                },
+                Err(e) => {
+                    issues.push(Issue::error(
+                        "template-parse",
+                        format!("{base}/instructions"),
+                        format!(
+                            "template isn't valid Liquid: {}",
+                            e.message_with_position(source)
+                        ),
+                    ));
+                    return Err(issues);
+                }
+            },
+            Instructions::Prompt(p) => match self.block_ref(
+                &p.prompt,
+                &p.version,
+                &format!("{base}/instructions/version"),
+                &mut issues,
+            ) {
+                Some(r) => InstructionsSource::Block(r),
+                None => return Err(issues),
+            },
+        };
+        let mut settings = Vec::new();
+        for (j, s) in agent.settings.iter().flatten().enumerate() {
+            let (Some(id), Some(range)) = (
+                s.get("id").and_then(Value::as_str),
+                s.get("version").and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            if let Some(r) = self.block_ref(
+                id,
+                range,
+                &format!("{base}/settings/{j}/version"),
+                &mut issues,
+            ) {
+                settings.push(r);
+            }
+        }
+        let model_settings = agent.model_settings.as_ref().and_then(|m| {
+            let (id, range) = (m.get("id")?.as_str()?, m.get("version")?.as_str()?);
+            self.block_ref(
+                id,
+                range,
+                &format!("{base}/modelSettings/version"),
+                &mut issues,
+            )
+        });
+        let mut capabilities = Vec::new();
+        for (k, c) in agent.capabilities.iter().enumerate() {
+            match serde_json::from_value::<Capability>(c.clone()) {
+                Ok(cap) => capabilities.push(cap),
+                Err(e) => issues.push(Issue::error(
+                    "invalid-capability",
+                    format!("{base}/capabilities/{k}"),
+                    format!("not a capability declaration: {e}"),
+                )),
+            }
+        }
+        if !issues.is_empty() {
+            return Err(issues);
+        }
+        Ok(CompiledAgent {
+            id: agent.id.clone(),
+            version,
+            version_text: agent.version.clone(),
+            name: agent.name.clone(),
+            tools,
+            guardrails: agent.guardrails.clone().unwrap_or_default(),
+            instructions,
+            settings,
+            model_settings,
+            capabilities,
+            preferred_provider: agent.preferred_provider.clone(),
+            preferred_model: agent.preferred_model.clone(),
+        })
+    }
+}

@@ -1,0 +1,227 @@
+//! Run start: one lock-free call that prepares a run (agents.md §1.4, §3, §4.4; router.md
+//! §2.14).
+//!
+//! A [`RunStart`] holds every tenant's registered packs and providers as an immutable
+//! [`Snapshot`], compiled at registration: tool ranges parsed and pinned, templates parsed,
+//! capabilities typed, provider lists compiled into route snapshots. Registering replaces
+//! the snapshot atomically (`arc-swap`), so any number of threads call
+//! [`RunStart::prepare`] without locks while a deploy registers a new pack, and no run ever
+//! sees half of a registration.
+//!
+//! # Examples
+//!
+//! ```
+//! use runstart::run::{RunRequest, RunStart};
+//! use serde_json::json;
+//!
+//! let bytes = std::fs::read("fixtures/packs/order-review/index.json")?;
+//! let pack = runstart::index::load(&bytes).index.expect("a valid index");
+//! let providers: Vec<runstart::route::ProviderMetadata> =
+//!     serde_json::from_str(&std::fs::read_to_string("fixtures/providers.json")?)?;
+//! let run_start = RunStart::new();
+//! run_start.register_pack("acme", &pack).expect("pins resolve");
+//! for p in providers {
+//!     run_start.register_provider("acme", p).expect("valid provider");
+//! }
+//! let request: RunRequest = serde_json::from_value(json!({
+//!     "tenantId": "acme",
+//!     "agent": {"id": "shop.fraud-analyst"},
+//!     "parameters": {"orderId": "A-1001"},
+//!     "now": "2026-11-30T09:00:00.000Z"
+//! }))?;
+//! let plan = run_start.prepare(&request).expect("a plan");
+//! assert_eq!(plan.tool_versions["shop.fraud.score"], "3.8.1");
+//! assert!(plan.instructions.starts_with("Review order A-1001 for fraud."));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod compiled;
+mod error;
+mod prepare;
+mod wire;
+
+pub use error::RunStartError;
+pub use wire::{
+    AgentSelector, Conversation, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins,
+};
+
+use crate::diagnostics::Issue;
+use crate::index::PackIndex;
+use crate::route::{
+    ProviderMetadata, ProviderRegistry, RegistryError, RouteSnapshot, TenantPolicy,
+};
+use arc_swap::ArcSwap;
+use compiled::TenantState;
+use semver::Version;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// An immutable view of everything registered, per tenant. Cheap to hold: runs prepared on
+/// one snapshot always agree with each other, whatever is registered meanwhile.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    tenants: HashMap<String, Arc<TenantState>>,
+}
+
+/// Why a registration was refused; nothing was changed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegisterError {
+    /// The pack has problems that would fail its runs: unpinnable tool or block references,
+    /// templates that do not parse, capabilities that are not declarations. Paths are JSON
+    /// Pointers into the pack index.
+    #[error("the pack cannot be registered ({} issue(s)): {}", .0.len(), .0.first().map(|i| i.message()).unwrap_or(""))]
+    Pack(Vec<Issue>),
+    /// The provider was refused by the registry (router.md §4.1).
+    #[error(transparent)]
+    Provider(#[from] RegistryError),
+}
+
+/// The registry every run starts from: packs and providers per tenant.
+///
+/// Reads ([`RunStart::prepare`], [`RunStart::snapshot`]) are lock-free; writes are
+/// serialized among themselves and publish a new snapshot atomically.
+#[derive(Debug, Default)]
+pub struct RunStart {
+    current: ArcSwap<Snapshot>,
+    /// Serializes writers; also holds the provider registry, whose checks registration runs.
+    writer: Mutex<ProviderRegistry>,
+}
+
+impl RunStart {
+    /// An empty registry.
+    pub fn new() -> RunStart {
+        RunStart::default()
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.current.load_full()
+    }
+
+    /// Prepares a run on the current snapshot; see [`Snapshot::prepare`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Snapshot::prepare`].
+    pub fn prepare(&self, request: &RunRequest) -> Result<RunPlan, RunStartError> {
+        self.current.load().prepare(request)
+    }
+
+    fn update<T, E>(
+        &self,
+        tenant: &str,
+        change: impl FnOnce(&mut TenantState, &mut ProviderRegistry) -> Result<T, E>,
+    ) -> Result<T, E> {
+        // A poisoned lock only means another writer panicked; the registry itself is intact
+        // because every write publishes a complete new snapshot or nothing.
+        let mut providers = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let current = self.current.load_full();
+        let mut state = current
+            .tenants
+            .get(tenant)
+            .map(|s| (**s).clone())
+            .unwrap_or_default();
+        let out = change(&mut state, &mut providers)?;
+        let mut tenants = current.tenants.clone();
+        tenants.insert(tenant.to_owned(), Arc::new(state));
+        self.current.store(Arc::new(Snapshot { tenants }));
+        Ok(out)
+    }
+
+    /// Registers a pack for `tenant`: its tools, then guardrails, then blocks, then agents,
+    /// each agent's tool and block references pinned to the highest version in range (as a
+    /// deploy pins them). Registering the same tool, block or agent version again replaces it.
+    ///
+    /// # Errors
+    ///
+    /// [`RegisterError::Pack`] with every problem when an agent cannot be pinned or compiled;
+    /// nothing is registered then.
+    pub fn register_pack(&self, tenant: &str, pack: &PackIndex) -> Result<(), RegisterError> {
+        self.update(tenant, |state, _| {
+            state.add_pack(pack).map_err(RegisterError::Pack)
+        })
+    }
+
+    /// Registers a provider for `tenant` (router.md §4.1 checks, in order; duplicates refused).
+    ///
+    /// # Errors
+    ///
+    /// [`RegisterError::Provider`] with the registry's reason.
+    pub fn register_provider(
+        &self,
+        tenant: &str,
+        provider: ProviderMetadata,
+    ) -> Result<(), RegisterError> {
+        self.update(tenant, |state, registry| {
+            registry.register(tenant, provider)?;
+            state.providers = registry.list(tenant).cloned().collect();
+            state.route = Arc::new(RouteSnapshot::compile(state.providers.clone()));
+            Ok(())
+        })
+    }
+
+    /// Unregisters a provider: gone from routing at once; its id may be registered again.
+    /// Returns whether it was registered.
+    pub fn unregister_provider(&self, tenant: &str, provider_id: &str) -> bool {
+        self.update(tenant, |state, registry| {
+            let removed = registry.unregister(tenant, provider_id);
+            state.providers = registry.list(tenant).cloned().collect();
+            state.route = Arc::new(RouteSnapshot::compile(state.providers.clone()));
+            Ok::<bool, RegisterError>(removed)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Sets the tenant's registered routing policy (merged with each request's, §2.14).
+    pub fn set_tenant_policy(&self, tenant: &str, policy: Option<TenantPolicy>) {
+        let _ = self.update(tenant, |state, _| {
+            state.policy = policy;
+            Ok::<(), RegisterError>(())
+        });
+    }
+
+    /// Retires a tool version: ranges no longer pick it, but pins (exact lookups) still reach
+    /// it. Returns whether the version was registered.
+    pub fn retire_tool(&self, tenant: &str, id: &str, version: &Version) -> bool {
+        self.update(tenant, |state, _| {
+            let found = state
+                .tool_records
+                .iter_mut()
+                .find(|r| r.id == id && &r.version == version);
+            let hit = found.map(|r| r.retired = true).is_some();
+            state.rebuild_tools();
+            Ok::<bool, RegisterError>(hit)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Removes a tool version entirely: pins to it fail from now on. Returns whether it was
+    /// registered.
+    pub fn remove_tool(&self, tenant: &str, id: &str, version: &Version) -> bool {
+        self.update(tenant, |state, _| {
+            let before = state.tool_records.len();
+            state
+                .tool_records
+                .retain(|r| !(r.id == id && &r.version == version));
+            state.rebuild_tools();
+            Ok::<bool, RegisterError>(state.tool_records.len() != before)
+        })
+        .unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn registry_types_are_send_and_sync() {
+        assert_send_sync::<RunStart>();
+        assert_send_sync::<Snapshot>();
+        assert_send_sync::<RunPlan>();
+        assert_send_sync::<RunStartError>();
+    }
+}

@@ -1,0 +1,524 @@
+//! `prepare`: the run-start algorithm, in upstream's order.
+
+use super::compiled::{
+    BlockContent, BlockRef, CompiledAgent, CompiledBlock, InstructionsSource, TENANT_KEY,
+    TenantState,
+};
+use super::wire::{PlannedRoute, PlannedTool, RunPlan, RunRequest};
+use super::{RunStartError, Snapshot};
+use crate::catalog::ResolveError;
+use crate::range::parse_version;
+use crate::route::{AllowDeny, Capability, RouteRequest, TenantPolicy, merge_tenant_policies};
+use crate::template::{AutoVariables, CompiledTemplate, PromptError, PromptParameter};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const LLM_INFERENCE: &str = "llm-inference";
+
+impl Snapshot {
+    /// Prepares one run, in upstream's order (agents.md §1.4, §3, §4.4; router.md §2.14):
+    ///
+    /// 1. the agent: the exact version asked for, else the highest registered;
+    /// 2. guardrails: every listed id must be registered (all missing ids named at once);
+    /// 3. tools, in declaration order: a resumed turn's `toolVersions` pin, else the agent
+    ///    version's pin (exact lookups, which reach retired versions), else the range;
+    /// 4. blocks: the prompt block, then settings, then model settings, with the same
+    ///    precedence;
+    /// 5. capabilities: each routed among the providers of its kind under the request's
+    ///    tenant policy merged with the registered one; the run's model is the first
+    ///    `llm-inference` capability's pick (upstream routes `capabilities[0]` whatever its
+    ///    kind; runstart picks by kind). A resumed turn stays on its provider and model;
+    /// 6. instructions rendered strictly with `today`/`now` from the request's clock.
+    ///
+    /// # Errors
+    ///
+    /// The first failing step's [`RunStartError`], with upstream's code and message.
+    pub fn prepare(&self, request: &RunRequest) -> Result<RunPlan, RunStartError> {
+        let agent_id = request.agent.id.as_str();
+        let Some(state) = self.tenants.get(&request.tenant_id) else {
+            return Err(RunStartError::AgentNotFound {
+                message: format!(
+                    "Agent \"{agent_id}\" is not registered for tenant \"{}\"",
+                    request.tenant_id
+                ),
+            });
+        };
+        let agent = find_agent(state, request)?;
+        check_guardrails(state, agent)?;
+        let pins = request.pins.as_ref();
+        let mut tools = Vec::with_capacity(agent.tools.len());
+        let mut tool_versions = BTreeMap::new();
+        for r in &agent.tools {
+            let version = resolve_tool(
+                state,
+                agent,
+                r,
+                pins.and_then(|p| p.tool_versions.get(&r.id)),
+            )?;
+            tool_versions.insert(r.id.clone(), version.clone());
+            tools.push(PlannedTool {
+                id: r.id.clone(),
+                version,
+                requested_range: r.range.text().to_owned(),
+            });
+        }
+        let blocks = resolve_blocks(state, agent, request)?;
+        let (route, capabilities, warnings) = route_capabilities(state, agent, request)?;
+        let instructions = render(agent, &blocks, request)?;
+        Ok(RunPlan {
+            agent_id: agent.id.clone(),
+            agent_version: agent.version_text.clone(),
+            tools,
+            tool_versions,
+            block_versions: blocks.versions,
+            guardrails: agent.guardrails.clone(),
+            model_settings: blocks.model_settings,
+            route,
+            capabilities,
+            instructions,
+            warnings,
+        })
+    }
+}
+
+fn find_agent<'s>(
+    state: &'s TenantState,
+    request: &RunRequest,
+) -> Result<&'s CompiledAgent, RunStartError> {
+    let id = request.agent.id.as_str();
+    let versions = state
+        .agents
+        .get(id)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| RunStartError::AgentNotFound {
+            message: format!("Agent \"{id}\" is not registered"),
+        })?;
+    match &request.agent.version {
+        None => versions.first().map(Arc::as_ref),
+        Some(text) => parse_version(text)
+            .and_then(|v| versions.iter().find(|a| a.version == v))
+            .map(Arc::as_ref),
+    }
+    .ok_or_else(|| RunStartError::AgentNotFound {
+        message: format!(
+            "Agent \"{id}\" has no version \"{}\" registered",
+            request.agent.version.as_deref().unwrap_or("")
+        ),
+    })
+}
+
+fn check_guardrails(state: &TenantState, agent: &CompiledAgent) -> Result<(), RunStartError> {
+    if agent
+        .guardrails
+        .iter()
+        .all(|g| state.guardrails.contains_key(g))
+    {
+        return Ok(());
+    }
+    let missing: Vec<String> = agent
+        .guardrails
+        .iter()
+        .filter(|g| !state.guardrails.contains_key(*g))
+        .cloned()
+        .collect();
+    Err(RunStartError::UnresolvedGuardrail {
+        message: format!(
+            "Agent \"{}\" references guardrails not in the registry: {}",
+            agent.id,
+            missing.join(", ")
+        ),
+        guardrail_ids: missing,
+    })
+}
+
+fn resolve_tool(
+    state: &TenantState,
+    agent: &CompiledAgent,
+    r: &super::compiled::ToolRefC,
+    turn_pin: Option<&String>,
+) -> Result<String, RunStartError> {
+    let turn_pin = turn_pin.map(|t| (t.as_str(), parse_version(t)));
+    let unresolvable = |message: String| RunStartError::ToolVersionUnresolvable {
+        message,
+        tool_id: r.id.clone(),
+        requested_range: r.range.text().to_owned(),
+        available_versions: None,
+    };
+    // The registry's message is appended only when the whole id is gone.
+    let appended = |e: &ResolveError| match e {
+        ResolveError::ToolVersionNotFound { .. } => String::new(),
+        other => format!(" {other}"),
+    };
+    if let Some((text, parsed)) = turn_pin {
+        let found = parsed
+            .as_ref()
+            .map(|v| state.tools.get_exact(TENANT_KEY, &r.id, v));
+        return match found {
+            Some(Ok(hit)) => Ok(hit.version.to_string()),
+            Some(Err(e)) => Err(unresolvable(format!(
+                "Tool \"{}\": this turn started with version {text}, which is no longer registered; it doesn't run another version mid-turn.{}",
+                r.id,
+                appended(&e)
+            ))),
+            None => Err(unresolvable(format!(
+                "Tool \"{}\": this turn started with version {text}, which is no longer registered; it doesn't run another version mid-turn.",
+                r.id
+            ))),
+        };
+    }
+    if let Some(pin) = &r.pin {
+        return match state.tools.get_exact(TENANT_KEY, &r.id, pin) {
+            Ok(hit) => Ok(hit.version.to_string()),
+            Err(e) => Err(unresolvable(format!(
+                "Tool \"{}\": agent \"{}\" version {} runs version {pin} (its pins), which isn't registered; it doesn't run another version.{}",
+                r.id,
+                agent.id,
+                agent.version_text,
+                appended(&e)
+            ))),
+        };
+    }
+    match state.tools.resolve(TENANT_KEY, &r.id, &r.range) {
+        Ok(hit) => Ok(hit.version.to_string()),
+        Err(ResolveError::ToolNotFound { .. }) => Err(RunStartError::UnresolvedTool {
+            message: format!(
+                "Tool \"{}\" declared by agent \"{}\" is not registered",
+                r.id, agent.id
+            ),
+            tool_id: r.id.clone(),
+        }),
+        Err(e @ ResolveError::InvalidVersionRange { .. }) => Err(unresolvable(e.to_string())),
+        Err(ResolveError::ToolVersionUnresolvable {
+            id,
+            range,
+            available_versions,
+        }) => {
+            let e = ResolveError::ToolVersionUnresolvable {
+                id,
+                range,
+                available_versions,
+            };
+            let available = match &e {
+                ResolveError::ToolVersionUnresolvable {
+                    available_versions, ..
+                } => available_versions.iter().map(ToString::to_string).collect(),
+                _ => Vec::new(),
+            };
+            Err(RunStartError::ToolVersionUnresolvable {
+                message: e.to_string(),
+                tool_id: r.id.clone(),
+                requested_range: r.range.text().to_owned(),
+                available_versions: Some(available),
+            })
+        }
+        Err(e) => Err(RunStartError::UnresolvedTool {
+            message: e.to_string(),
+            tool_id: r.id.clone(),
+        }),
+    }
+}
+
+/// What the block step produced.
+struct Blocks {
+    prompt: Option<Arc<CompiledBlock>>,
+    settings: Map<String, Value>,
+    model_settings: Option<Value>,
+    versions: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Prompt,
+    Settings,
+    ModelSettings,
+}
+
+fn resolve_block(
+    state: &TenantState,
+    r: &BlockRef,
+    role: Role,
+    request: &RunRequest,
+) -> Result<Arc<CompiledBlock>, RunStartError> {
+    let desc = match role {
+        Role::Prompt => format!("prompt block \"{}\"", r.id),
+        Role::Settings => format!("settings block \"{}\"", r.id),
+        Role::ModelSettings => format!("model-settings block \"{}\"", r.id),
+    };
+    let fail = |message: String| RunStartError::BlockUnresolvable {
+        message,
+        block_id: r.id.clone(),
+        requested_range: r.range_text.clone(),
+    };
+    let versions = state.blocks.get(&r.id).map_or(&[][..], Vec::as_slice);
+    let turn_pin = request
+        .pins
+        .as_ref()
+        .and_then(|p| p.block_versions.get(&r.id));
+    let pinned: Option<Cow<'_, str>> = turn_pin
+        .map(|t| Cow::Borrowed(t.as_str()))
+        .or_else(|| r.pin.as_ref().map(|v| Cow::Owned(v.to_string())));
+    let block = match pinned {
+        Some(text) => {
+            let wanted = parse_version(&text);
+            versions
+                .iter()
+                .find(|b| Some(&b.version) == wanted.as_ref())
+                .ok_or_else(|| fail(format!("{desc} runs version {text}, which isn't published")))?
+        }
+        None => match versions.iter().find(|b| r.range.satisfies(&b.version)) {
+            Some(b) => b,
+            None if versions.is_empty() => {
+                return Err(fail(format!("{desc} has no published version")));
+            }
+            None => {
+                let published: Vec<&str> =
+                    versions.iter().map(|b| b.version_text.as_str()).collect();
+                return Err(fail(format!(
+                    "{desc} has no published version in \"{}\" (published: {})",
+                    r.range_text,
+                    published.join(", ")
+                )));
+            }
+        },
+    };
+    let want = if role == Role::Prompt {
+        "prompt"
+    } else {
+        "settings"
+    };
+    if block.kind() != want {
+        return Err(fail(format!("{desc} is a {} block", block.kind())));
+    }
+    if let (Role::ModelSettings, BlockContent::Settings { values }) = (role, &block.content) {
+        let problems = crate::schema::model_settings_schema().issues(
+            values,
+            "/content/values",
+            "block-unresolvable",
+        );
+        if !problems.is_empty() {
+            let why: Vec<String> = problems
+                .iter()
+                .map(|p| format!("{} {}", p.instance_path(), p.message()))
+                .collect();
+            return Err(fail(format!(
+                "{desc} version {} isn't model settings: {}",
+                block.version_text,
+                why.join("; ")
+            )));
+        }
+    }
+    Ok(Arc::clone(block))
+}
+
+fn resolve_blocks(
+    state: &TenantState,
+    agent: &CompiledAgent,
+    request: &RunRequest,
+) -> Result<Blocks, RunStartError> {
+    let mut out = Blocks {
+        prompt: None,
+        settings: Map::new(),
+        model_settings: None,
+        versions: BTreeMap::new(),
+    };
+    if let InstructionsSource::Block(r) = &agent.instructions {
+        let b = resolve_block(state, r, Role::Prompt, request)?;
+        out.versions.insert(r.id.clone(), b.version_text.clone());
+        out.prompt = Some(b);
+    }
+    for r in &agent.settings {
+        let b = resolve_block(state, r, Role::Settings, request)?;
+        out.versions.insert(r.id.clone(), b.version_text.clone());
+        if let BlockContent::Settings { values } = &b.content {
+            out.settings.insert(r.id.clone(), values.clone());
+        }
+    }
+    if let Some(r) = &agent.model_settings {
+        let b = resolve_block(state, r, Role::ModelSettings, request)?;
+        out.versions.insert(r.id.clone(), b.version_text.clone());
+        if let BlockContent::Settings { values } = &b.content {
+            out.model_settings = Some(values.clone());
+        }
+    }
+    Ok(out)
+}
+
+type Routes = (PlannedRoute, Vec<PlannedRoute>, Vec<String>);
+
+fn route_capabilities(
+    state: &TenantState,
+    agent: &CompiledAgent,
+    request: &RunRequest,
+) -> Result<Routes, RunStartError> {
+    if agent.capabilities.is_empty() {
+        return Err(RunStartError::CapabilityRoutingFailed {
+            message: format!("Agent \"{}\" has no capabilities declared", agent.id),
+            cause: None,
+        });
+    }
+    // Merge only when the request brings a policy; otherwise borrow the registered one.
+    let merged = request
+        .tenant_policy
+        .as_ref()
+        .map(|p| merge_tenant_policies(Some(p), state.policy.as_ref()));
+    let policy: Option<&TenantPolicy> = match &merged {
+        Some(m) => m.as_ref(),
+        None => state.policy.as_ref(),
+    };
+    let resumed = request
+        .pins
+        .as_ref()
+        .and_then(|p| Some((p.provider_id.as_deref()?, p.model.as_deref()?)));
+    let pinned_policy = resumed.map(|(provider, model)| {
+        let pin = TenantPolicy {
+            tenant_id: Some(request.tenant_id.clone()),
+            providers: Some(AllowDeny {
+                allow: Some(vec![provider.to_owned()]),
+                deny: None,
+            }),
+            models: Some(AllowDeny {
+                allow: Some(vec![model.to_owned()]),
+                deny: None,
+            }),
+            ..TenantPolicy::default()
+        };
+        merge_tenant_policies(policy, Some(&pin))
+    });
+    let mut llm: Option<PlannedRoute> = None;
+    let mut all = Vec::with_capacity(agent.capabilities.len());
+    let mut warnings = Vec::new();
+    for cap in &agent.capabilities {
+        let is_llm = cap.kind_or_default() == LLM_INFERENCE;
+        let first_llm = is_llm && llm.is_none();
+        let use_policy = match (&pinned_policy, first_llm) {
+            (Some(p), true) => p.as_ref(),
+            _ => policy,
+        };
+        let planned = route_one(state, agent, cap, use_policy, is_llm).map_err(|e| match (resumed, first_llm, e) {
+            (Some((p, m)), true, RunStartError::CapabilityRoutingFailed { message, cause }) => RunStartError::CapabilityRoutingFailed {
+                message: format!("The turn was routed to {p}/{m}, which is no longer registered or allowed: {message}"),
+                cause,
+            },
+            (_, _, e) => e,
+        })?;
+        if planned.fallback {
+            warnings.push(format!(
+                "fallback-provider: {} capability routed to fallback provider \"{}\"",
+                planned.kind, planned.provider_id
+            ));
+        }
+        if first_llm {
+            llm = Some(planned.clone());
+        }
+        all.push(planned);
+    }
+    let Some(route) = llm else {
+        return Err(RunStartError::CapabilityRoutingFailed {
+            message: format!(
+                "Agent \"{}\" declares no {LLM_INFERENCE} capability to pick its model",
+                agent.id
+            ),
+            cause: None,
+        });
+    };
+    Ok((route, all, warnings))
+}
+
+fn route_one(
+    state: &TenantState,
+    agent: &CompiledAgent,
+    cap: &Capability,
+    policy: Option<&TenantPolicy>,
+    is_llm: bool,
+) -> Result<PlannedRoute, RunStartError> {
+    let request = RouteRequest {
+        capability: cap,
+        tenant_policy: policy,
+        preferred_provider: if is_llm {
+            agent.preferred_provider.as_deref()
+        } else {
+            None
+        },
+        preferred_model: if is_llm {
+            agent.preferred_model.as_deref()
+        } else {
+            None
+        },
+    };
+    match state.route.route(&request) {
+        Ok(routed) => Ok(PlannedRoute {
+            kind: cap.kind_or_default().to_owned(),
+            provider_id: routed.provider().id.clone(),
+            model: routed.model().name.clone(),
+            alternates: routed
+                .alternates()
+                .map(|(p, m)| (p.id.clone(), m.name.clone()))
+                .collect(),
+            fallback: routed.fallback(),
+            reason: routed.reason(),
+        }),
+        Err(e) => Err(RunStartError::CapabilityRoutingFailed {
+            message: e.to_string(),
+            cause: Some(e),
+        }),
+    }
+}
+
+fn render(
+    agent: &CompiledAgent,
+    blocks: &Blocks,
+    request: &RunRequest,
+) -> Result<String, RunStartError> {
+    let (template, params): (&CompiledTemplate, &[PromptParameter]) =
+        match (&agent.instructions, &blocks.prompt) {
+            (InstructionsSource::Inline { template, params }, _) => (template, params),
+            (InstructionsSource::Block(_), Some(block)) => match &block.content {
+                BlockContent::Prompt { template, params } => (template, params),
+                BlockContent::Settings { .. } => unreachable_prompt(agent)?,
+            },
+            (InstructionsSource::Block(r), None) => {
+                return Err(RunStartError::RenderFailure {
+                    message: format!(
+                        "The instructions come from prompt block \"{}\" ({}), which wasn't loaded",
+                        r.id, r.range_text
+                    ),
+                });
+            }
+        };
+    let mut auto = AutoVariables::new(
+        request.now.as_str(),
+        &agent.id,
+        &agent.name,
+        &agent.version_text,
+    );
+    if let Some(c) = &request.conversation {
+        auto = auto.with_conversation(&c.id, c.turn);
+    }
+    if let Some(input) = &request.input {
+        auto = auto.with_input(input.clone());
+    }
+    if agent.references_blocks() {
+        auto = auto.with_settings(blocks.settings.clone());
+    }
+    template
+        .render_prompt(params, &request.parameters, &auto)
+        .map_err(|e| match e {
+            PromptError::RenderFailure(_) => RunStartError::RenderFailure {
+                message: e.to_string(),
+            },
+            other => RunStartError::MissingParameter {
+                parameter_name: other.parameter_name().map(str::to_owned),
+                message: other.to_string(),
+            },
+        })
+}
+
+/// The kind check of the block step guarantees a prompt block here; answer with an error
+/// rather than panic should that ever change.
+fn unreachable_prompt<T>(agent: &CompiledAgent) -> Result<T, RunStartError> {
+    Err(RunStartError::RenderFailure {
+        message: format!("Agent \"{}\": its prompt block is not a prompt", agent.id),
+    })
+}

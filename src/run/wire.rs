@@ -1,0 +1,131 @@
+//! What a caller sends to prepare a run, and the plan it gets back (serde, camelCase).
+
+use crate::route::TenantPolicy;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Which agent to run: an exact version, or the latest when `version` is absent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSelector {
+    /// Agent id.
+    pub id: String,
+    /// Exact version; absent means the highest registered version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+/// The conversation a turn belongs to (the `conversation` auto-variable).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Conversation {
+    /// Conversation id.
+    pub id: String,
+    /// Turn number, counting from 1.
+    pub turn: u64,
+}
+
+/// What a resumed turn journaled in its first `setup`: it runs exactly these again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TurnPins {
+    /// Tool id → exact version (`toolVersions`).
+    #[serde(default)]
+    pub tool_versions: BTreeMap<String, String>,
+    /// Block id → exact version (`blockVersions`).
+    #[serde(default)]
+    pub block_versions: BTreeMap<String, String>,
+    /// The provider the turn was routed to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_id: Option<String>,
+    /// The model the turn was routed to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// A request to prepare one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunRequest {
+    /// The tenant the run is for.
+    pub tenant_id: String,
+    /// The agent to run.
+    pub agent: AgentSelector,
+    /// Caller-supplied prompt parameters (undeclared ones are kept, as upstream does).
+    #[serde(default)]
+    pub parameters: Map<String, Value>,
+    /// Structured input (flow agent steps): the `input` auto-variable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    /// The conversation: the `conversation` auto-variable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Conversation>,
+    /// A resumed turn's journaled versions and route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pins: Option<TurnPins>,
+    /// The caller's tenant policy, merged with the registered one (router.md §2.14).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant_policy: Option<TenantPolicy>,
+    /// The render clock: ISO 8601 UTC with milliseconds (`2026-09-17T15:30:00.000Z`).
+    pub now: String,
+}
+
+/// One resolved tool of the plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedTool {
+    /// Tool id.
+    pub id: String,
+    /// The version the run uses.
+    pub version: String,
+    /// The agent's range for it.
+    pub requested_range: String,
+}
+
+/// One routed capability of the plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedRoute {
+    /// The capability's kind.
+    pub kind: String,
+    /// Picked provider id.
+    pub provider_id: String,
+    /// Picked model name.
+    pub model: String,
+    /// The other candidates, best first, as `[providerId, model]`.
+    pub alternates: Vec<(String, String)>,
+    /// Whether the pick is a fallback provider.
+    pub fallback: bool,
+    /// The router's explanation.
+    pub reason: String,
+}
+
+/// Everything the runtime journals when a run starts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunPlan {
+    /// The agent id.
+    pub agent_id: String,
+    /// The agent version that runs.
+    pub agent_version: String,
+    /// Resolved tools, in the agent's declaration order.
+    pub tools: Vec<PlannedTool>,
+    /// Tool id → version (`toolVersions`, what a resumed turn pins).
+    pub tool_versions: BTreeMap<String, String>,
+    /// Block id → version (`blockVersions`), prompt and settings blocks.
+    pub block_versions: BTreeMap<String, String>,
+    /// Guardrail ids that run, in the agent's order.
+    pub guardrails: Vec<String>,
+    /// The model settings block's values (`temperature`, `maxOutputTokens`), when referenced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_settings: Option<Value>,
+    /// The run's model: the first `llm-inference` capability's decision.
+    pub route: PlannedRoute,
+    /// Every capability's decision, in declaration order.
+    pub capabilities: Vec<PlannedRoute>,
+    /// The rendered instructions.
+    pub instructions: String,
+    /// Warnings (`fallback-provider`).
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,92 @@
+//! `runstart plan`: a run prepared from pack indexes and providers, printed as JSON.
+
+use std::process::{Command, Output};
+
+fn runstart(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_runstart"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the runstart binary runs")
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).expect("json output")
+}
+
+#[test]
+fn plans_a_run_and_prints_what_the_runtime_journals() {
+    let out = runstart(&[
+        "plan",
+        "fixtures/packs/order-review/index.json",
+        "--providers",
+        "fixtures/providers.json",
+        "--tenant",
+        "acme",
+        "--agent",
+        "shop.order-reviewer@0.3.1",
+        "--param",
+        "orderNumber=A-77",
+        "--param",
+        "flagged=true",
+        "--now",
+        "2026-11-30T10:00:00.000Z",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan = json(&out);
+    assert_eq!(plan["agentVersion"], "0.3.1");
+    assert_eq!(plan["blockVersions"]["shop.review-prompt"], "2.0.4");
+    assert_eq!(plan["toolVersions"]["shop.inventory.check"], "1.6.0");
+    assert_eq!(plan["route"]["providerId"], "anthropic-eu");
+    assert_eq!(
+        plan["instructions"],
+        "Review order A-77 for Acme Outdoor.\nIt was flagged: explain why.\nKeep it under 12 lines."
+    );
+}
+
+#[test]
+fn a_failed_plan_exits_1_with_the_error_code() {
+    let out = runstart(&[
+        "plan",
+        "fixtures/packs/order-review/index.json",
+        "--providers",
+        "fixtures/providers.json",
+        "--agent",
+        "shop.fraud-analyst",
+        "--now",
+        "2026-11-30T10:00:00.000Z",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["error"]["code"], "missing-parameter");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = runstart(&[
+        "plan",
+        "fixtures/packs/order-review/index.json",
+        "--providers",
+        "nope.json",
+        "--agent",
+        "x",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = runstart(&[
+        "plan",
+        "fixtures/packs/broken/index.json",
+        "--providers",
+        "fixtures/providers.json",
+        "--agent",
+        "x",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an index whose agents cannot be pinned is refused"
+    );
+}

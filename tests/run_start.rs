@@ -1,0 +1,443 @@
+//! Run start: every failure code, pins, and many threads preparing while packs register.
+
+use runstart::index::{PackIndex, load};
+use runstart::route::ProviderMetadata;
+use runstart::run::{RunRequest, RunStart, RunStartError};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+fn fixture(name: &str) -> PackIndex {
+    let bytes = std::fs::read(format!(
+        "{}/fixtures/packs/{name}/index.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("fixture");
+    load(&bytes).index.expect("valid fixture")
+}
+
+fn providers() -> Vec<ProviderMetadata> {
+    let text = std::fs::read_to_string(format!(
+        "{}/fixtures/providers.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("providers");
+    serde_json::from_str(&text).expect("providers parse")
+}
+
+fn pack(doc: Value) -> PackIndex {
+    load(doc.to_string().as_bytes())
+        .index
+        .expect("test pack loads")
+}
+
+fn registry() -> RunStart {
+    let rs = RunStart::new();
+    rs.register_pack("acme", &fixture("support-desk"))
+        .expect("support desk registers");
+    rs.register_pack("acme", &fixture("order-review"))
+        .expect("order review registers");
+    for p in providers() {
+        rs.register_provider("acme", p).expect("provider registers");
+    }
+    rs
+}
+
+fn request(v: Value) -> RunRequest {
+    let mut v = v;
+    let obj = v.as_object_mut().expect("object");
+    obj.entry("tenantId").or_insert(json!("acme"));
+    obj.entry("now")
+        .or_insert(json!("2026-09-17T15:30:00.000Z"));
+    serde_json::from_value(v).expect("request parses")
+}
+
+fn err(rs: &RunStart, v: Value) -> RunStartError {
+    rs.prepare(&request(v)).expect_err("should fail")
+}
+
+#[test]
+fn prepares_a_block_based_agent_end_to_end() {
+    let rs = registry();
+    let plan = rs
+        .prepare(&request(json!({
+            "agent": {"id": "support.reply-drafter"},
+            "parameters": {"customerName": "Dana", "ticketId": "T-42", "plan": "enterprise"},
+            "conversation": {"id": "c-1", "turn": 3}
+        })))
+        .expect("plan");
+    assert_eq!(plan.agent_version, "2.1.0");
+    let tools: Vec<_> = plan
+        .tools
+        .iter()
+        .map(|t| (t.id.as_str(), t.version.as_str()))
+        .collect();
+    assert_eq!(
+        tools,
+        vec![
+            ("support.tickets.get", "1.4.2"),
+            ("support.kb.search", "0.9.3"),
+            ("support.customers.lookup", "3.2.0"),
+            ("support.tickets.reply", "2.0.1"),
+        ]
+    );
+    assert_eq!(
+        plan.block_versions
+            .get("support.reply-prompt")
+            .map(String::as_str),
+        Some("1.1.0")
+    );
+    assert_eq!(
+        plan.block_versions
+            .get("support.reply-style")
+            .map(String::as_str),
+        Some("1.2.3")
+    );
+    assert_eq!(
+        plan.model_settings,
+        Some(json!({"maxOutputTokens": 1024, "temperature": 0.2}))
+    );
+    assert_eq!(
+        plan.instructions,
+        "Reply to Dana about ticket T-42.\nTone: warm; at most 180 words.\nOffer a call with their account manager."
+    );
+    // region eu-only: the EU provider, not the US one; the fallback only as an alternate.
+    assert_eq!(plan.route.provider_id, "anthropic-eu");
+    assert!(!plan.route.fallback);
+    assert_eq!(
+        plan.guardrails,
+        vec!["support.no-refund-promises", "support.pii-redaction"]
+    );
+}
+
+#[test]
+fn auto_variables_come_from_the_request() {
+    let rs = registry();
+    let plan = rs
+        .prepare(&request(json!({
+            "agent": {"id": "support.triage", "version": "1.3.0"},
+            "conversation": {"id": "c-9", "turn": 2},
+            "parameters": {"language": "de"}
+        })))
+        .expect("plan");
+    assert_eq!(
+        plan.instructions,
+        "You triage tickets for Acme. It is 2026-09-17T15:30:00.000Z.\n- billing,tech\nAgent Triage v1.3.0, turn 2.\nAntworte auf Deutsch."
+    );
+}
+
+#[test]
+fn agent_not_found() {
+    let rs = registry();
+    assert_eq!(
+        err(&rs, json!({"agent": {"id": "nope"}})).code(),
+        "agent-not-found"
+    );
+    assert_eq!(
+        err(
+            &rs,
+            json!({"agent": {"id": "support.triage", "version": "9.9.9"}})
+        )
+        .code(),
+        "agent-not-found"
+    );
+    assert_eq!(
+        err(
+            &rs,
+            json!({"tenantId": "other", "agent": {"id": "support.triage"}})
+        )
+        .code(),
+        "agent-not-found"
+    );
+}
+
+#[test]
+fn unresolved_guardrail_names_all_missing_ids() {
+    let rs = registry();
+    let mut p = fixture("order-review");
+    p.guardrails.clear();
+    let rs2 = RunStart::new();
+    rs2.register_pack("acme", &p)
+        .expect("registers without guardrails");
+    for prov in providers() {
+        rs2.register_provider("acme", prov).expect("provider");
+    }
+    let e = err(
+        &rs2,
+        json!({"agent": {"id": "shop.fraud-analyst"}, "parameters": {"orderId": "1"}}),
+    );
+    assert_eq!(e.code(), "unresolved-guardrail");
+    assert_eq!(
+        e.message(),
+        "Agent \"shop.fraud-analyst\" references guardrails not in the registry: shop.amount-consistency"
+    );
+    drop(rs);
+}
+
+#[test]
+fn missing_parameter_and_render_failure() {
+    let rs = registry();
+    let e = err(&rs, json!({"agent": {"id": "support.escalation-writer"}}));
+    assert_eq!(e.code(), "missing-parameter");
+    assert_eq!(e.message(), "Required parameter missing: ticketId");
+    let e = err(
+        &rs,
+        json!({"agent": {"id": "support.reply-drafter"}, "parameters": {}}),
+    );
+    assert_eq!(
+        e.message(),
+        "Required parameters missing: customerName, ticketId"
+    );
+    // An optional parameter without a default that the template reads: undefined variable.
+    let e = err(
+        &rs,
+        json!({"agent": {"id": "support.escalation-writer"}, "parameters": {"ticketId": "T-1"}}),
+    );
+    assert_eq!(e.code(), "missing-parameter");
+    assert_eq!(
+        e.message(),
+        "Template references an unresolved variable: maxWords"
+    );
+    let rs3 = RunStart::new();
+    rs3.register_pack("t", &pack(one_agent_pack("{{ a }}{% include 'header' %}")))
+        .expect("registers");
+    for p in providers() {
+        rs3.register_provider("t", p).expect("provider");
+    }
+    let e = rs3
+        .prepare(&request(
+            json!({"tenantId": "t", "agent": {"id": "t.a"}, "parameters": {"a": "hello"}}),
+        ))
+        .expect_err("fails");
+    assert_eq!(e.code(), "render-failure", "{e:?}");
+}
+
+fn one_agent_pack(template: &str) -> Value {
+    json!({
+        "v": 1, "packId": "t", "packVersion": "1.0.0", "artifactVersion": "1", "publishedAt": "2026-01-01T00:00:00.000Z",
+        "tools": [{"id": "t.tool", "version": "1.0.0", "input": {}, "output": {}, "modulePath": "t.ts"}],
+        "guardrails": [], "flows": [],
+        "agents": [{"id": "t.a", "version": "1.0.0", "name": "A", "instructions": template,
+            "parameters": [{"name": "a", "type": "string"}],
+            "capabilities": [{"needs": [{"feature": "tool-use"}]}], "tools": [{"id": "t.tool", "version": "^1.0.0"}], "modulePath": "a.ts"}]
+    })
+}
+
+#[test]
+fn capability_routing_failed_carries_the_router_error() {
+    let rs = registry();
+    let e = err(
+        &rs,
+        json!({
+            "agent": {"id": "shop.order-reviewer"},
+            "parameters": {"orderNumber": "A-1"},
+            "tenantPolicy": {"tenantId": "acme", "providers": {"deny": ["anthropic-eu", "openai-us", "local-fallback"]}}
+        }),
+    );
+    assert_eq!(e.code(), "capability-routing-failed");
+    match e {
+        RunStartError::CapabilityRoutingFailed {
+            cause: Some(cause), ..
+        } => assert!(!cause.reasons.is_empty()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn tool_pins_reach_retired_versions_and_fail_when_gone() {
+    let rs = registry();
+    let v = semver::Version::parse("3.8.1").expect("version");
+    // Retired: ranges skip it, but the agent's pin still reaches it.
+    assert!(rs.retire_tool("acme", "shop.fraud.score", &v));
+    let plan = rs
+        .prepare(&request(
+            json!({"agent": {"id": "shop.fraud-analyst"}, "parameters": {"orderId": "1"}}),
+        ))
+        .expect("plan");
+    assert_eq!(plan.tool_versions["shop.fraud.score"], "3.8.1");
+    // A resumed turn pins its own journaled versions.
+    let e = err(
+        &rs,
+        json!({"agent": {"id": "shop.fraud-analyst"}, "parameters": {"orderId": "1"},
+        "pins": {"toolVersions": {"shop.fraud.score": "3.9.0"}}}),
+    );
+    assert_eq!(e.code(), "tool-version-unresolvable");
+    assert_eq!(
+        e.message(),
+        "Tool \"shop.fraud.score\": this turn started with version 3.9.0, which is no longer registered; it doesn't run another version mid-turn."
+    );
+    // Gone: the pin fails with upstream's message.
+    assert!(rs.remove_tool("acme", "shop.fraud.score", &v));
+    let e = err(
+        &rs,
+        json!({"agent": {"id": "shop.fraud-analyst"}, "parameters": {"orderId": "1"}}),
+    );
+    assert_eq!(e.code(), "tool-version-unresolvable");
+    assert_eq!(
+        e.message(),
+        "Tool \"shop.fraud.score\": agent \"shop.fraud-analyst\" version 1.2.0 runs version 3.8.1 (its pins), which isn't registered; it doesn't run another version."
+    );
+    match e {
+        RunStartError::ToolVersionUnresolvable {
+            requested_range, ..
+        } => assert_eq!(requested_range, "^3.0.0"),
+        other => panic!("{other:?}"),
+    }
+    // The whole id gone: the registry's message is appended.
+    let v4 = semver::Version::parse("4.0.0-beta.2").expect("version");
+    assert!(rs.remove_tool("acme", "shop.fraud.score", &v4));
+    let e = err(
+        &rs,
+        json!({"agent": {"id": "shop.fraud-analyst"}, "parameters": {"orderId": "1"}}),
+    );
+    assert!(
+        e.message().ends_with(
+            "it doesn't run another version. No tool registered with id \"shop.fraud.score\""
+        ),
+        "{}",
+        e.message()
+    );
+}
+
+#[test]
+fn registration_refuses_unpinnable_agents() {
+    let rs = RunStart::new();
+    let mut doc = one_agent_pack("{{ a }}");
+    doc["agents"][0]["tools"][0]["version"] = json!("^2.0.0");
+    let e = rs.register_pack("t", &pack(doc)).expect_err("refused");
+    assert!(
+        e.to_string().contains("tool-version") || e.to_string().contains("has no version"),
+        "{e}"
+    );
+    // Nothing was registered.
+    assert!(
+        rs.prepare(&request(
+            json!({"tenantId": "t", "agent": {"id": "t.a"}, "parameters": {"a": "x"}})
+        ))
+        .is_err()
+    );
+}
+
+#[test]
+fn block_unresolvable_and_unresolved_tool_are_reported() {
+    // Registered without pins' targets: build a state where a pinned block is gone by
+    // resuming with a journaled block version that does not exist.
+    let rs = registry();
+    let e = err(
+        &rs,
+        json!({"agent": {"id": "support.reply-drafter"}, "parameters": {"customerName": "D", "ticketId": "T"},
+        "pins": {"blockVersions": {"support.reply-style": "9.0.0"}}}),
+    );
+    assert_eq!(e.code(), "block-unresolvable");
+    assert_eq!(
+        e.message(),
+        "settings block \"support.reply-style\" runs version 9.0.0, which isn't published"
+    );
+    let e = err(
+        &rs,
+        json!({"agent": {"id": "support.reply-drafter"}, "parameters": {"customerName": "D", "ticketId": "T"},
+        "pins": {"toolVersions": {"support.kb.search": "0.9.3"}, "providerId": "openai-us", "model": "gpt-large"}}),
+    );
+    // Resumed on a provider the agent's region need now excludes.
+    assert_eq!(e.code(), "capability-routing-failed");
+    assert!(
+        e.message().starts_with(
+            "The turn was routed to openai-us/gpt-large, which is no longer registered or allowed: "
+        ),
+        "{}",
+        e.message()
+    );
+}
+
+#[test]
+fn unresolved_tool_when_the_id_is_unknown_at_run_start() {
+    let rs = RunStart::new();
+    rs.register_pack("t", &pack(one_agent_pack("{{ a }}")))
+        .expect("registers");
+    for p in providers() {
+        rs.register_provider("t", p).expect("provider");
+    }
+    assert!(rs.remove_tool("t", "t.tool", &semver::Version::new(1, 0, 0)));
+    let e = rs
+        .prepare(&request(
+            json!({"tenantId": "t", "agent": {"id": "t.a"}, "parameters": {"a": "x"}}),
+        ))
+        .expect_err("fails");
+    // Pinned at registration, so the pin reports the gone id with the registry's message.
+    assert_eq!(e.code(), "tool-version-unresolvable");
+    assert!(
+        e.message()
+            .ends_with("No tool registered with id \"t.tool\""),
+        "{}",
+        e.message()
+    );
+}
+
+#[test]
+fn eight_threads_prepare_while_packs_and_providers_register() {
+    let rs = Arc::new(RunStart::new());
+    for p in providers() {
+        rs.register_provider("acme", p).expect("provider");
+    }
+    let done = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (rs, done) = (Arc::clone(&rs), Arc::clone(&done));
+        std::thread::spawn(move || {
+            for n in 0..60u64 {
+                // Each pack brings a tool and an agent that needs it: a run that sees the agent
+                // must see the tool too.
+                let mut doc = one_agent_pack("{{ a }} #{{ agent.version }}");
+                doc["tools"][0]["version"] = json!(format!("1.{n}.0"));
+                doc["agents"][0]["version"] = json!(format!("1.{n}.0"));
+                doc["agents"][0]["tools"][0]["version"] = json!(format!("~1.{n}.0"));
+                rs.register_pack("acme", &pack(doc)).expect("registers");
+                if n % 10 == 0 {
+                    let mut extra = providers()[2].clone();
+                    extra.id = format!("extra-{n}");
+                    rs.register_provider("acme", extra).expect("provider");
+                }
+            }
+            done.store(true, Ordering::SeqCst);
+        })
+    };
+    let readers: Vec<_> = (0..8)
+        .map(|_| {
+            let (rs, done) = (Arc::clone(&rs), Arc::clone(&done));
+            std::thread::spawn(move || {
+                let req = request(json!({"agent": {"id": "t.a"}, "parameters": {"a": "x"}}));
+                let mut seen = 0usize;
+                while !done.load(Ordering::SeqCst) || seen == 0 {
+                    let snapshot = rs.snapshot();
+                    match snapshot.prepare(&req) {
+                        Ok(plan) => {
+                            seen += 1;
+                            // The agent and its exact tool version arrived together.
+                            let minor = plan
+                                .agent_version
+                                .split('.')
+                                .nth(1)
+                                .expect("minor")
+                                .to_owned();
+                            assert_eq!(plan.tool_versions["t.tool"], format!("1.{minor}.0"));
+                            assert_eq!(plan.instructions, format!("x #{}", plan.agent_version));
+                            // The same snapshot answers the same, single-threaded.
+                            assert_eq!(snapshot.prepare(&req).expect("again"), plan);
+                        }
+                        Err(e) => assert_eq!(e.code(), "agent-not-found", "{e:?}"),
+                    }
+                }
+                seen
+            })
+        })
+        .collect();
+    writer.join().expect("writer");
+    for r in readers {
+        assert!(r.join().expect("reader") > 0);
+    }
+    let last = rs
+        .prepare(&request(
+            json!({"agent": {"id": "t.a"}, "parameters": {"a": "x"}}),
+        ))
+        .expect("plan");
+    assert_eq!(last.agent_version, "1.59.0");
+}
