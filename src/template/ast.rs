@@ -3,6 +3,40 @@
 
 use super::filters::FilterName;
 
+/// A list that keeps its first element inline: most expressions have one operand and most
+/// paths one or two steps, so this saves an allocation per value.
+#[derive(Debug, Clone)]
+pub(crate) enum OneOrMany<T> {
+    Empty,
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> OneOrMany<T> {
+    pub(crate) fn push(&mut self, v: T) {
+        *self = match std::mem::replace(self, OneOrMany::Empty) {
+            OneOrMany::Empty => OneOrMany::One(v),
+            OneOrMany::One(a) => OneOrMany::Many(vec![a, v]),
+            OneOrMany::Many(mut m) => {
+                m.push(v);
+                OneOrMany::Many(m)
+            }
+        };
+    }
+
+    pub(crate) fn as_slice(&self) -> &[T] {
+        match self {
+            OneOrMany::Empty => &[],
+            OneOrMany::One(a) => std::slice::from_ref(a),
+            OneOrMany::Many(m) => m,
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        matches!(self, OneOrMany::Empty)
+    }
+}
+
 /// A binary or unary operator of a condition, with LiquidJS's precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
@@ -58,7 +92,7 @@ pub(crate) enum ExprKind {
     /// number (`"abc".size`), otherwise the first prop is the variable name.
     Path {
         root: Option<Box<Expr>>,
-        props: Vec<Prop>,
+        props: OneOrMany<Prop>,
     },
     /// Only in postfix expressions.
     Op(Op),
@@ -107,7 +141,7 @@ pub(crate) enum FilterArg {
 /// An expression (postfix) followed by filters.
 #[derive(Debug, Clone)]
 pub(crate) struct FilteredValue {
-    pub(crate) initial: Vec<Expr>,
+    pub(crate) initial: OneOrMany<Expr>,
     pub(crate) filters: Vec<FilterCall>,
 }
 

@@ -5,7 +5,7 @@
 //! byte scanning finds the same boundaries as LiquidJS's UTF-16 scanning; a non-ASCII character
 //! is a word character unless it is one of the Unicode blanks LiquidJS lists.
 
-use super::ast::{Expr, ExprKind, FilterArg, FilterCall, FilteredValue, Op, Prop};
+use super::ast::{Expr, ExprKind, FilterArg, FilterCall, FilteredValue, OneOrMany, Op, Prop};
 use super::error::{ParseError, ParseErrorKind};
 use super::filters::FilterName;
 
@@ -324,8 +324,8 @@ impl<'s> Cursor<'s> {
     }
 
     /// `readExpressionTokens` + `toPostfix`.
-    pub(crate) fn read_expression(&mut self) -> PResult<Vec<Expr>> {
-        let mut out: Vec<Expr> = Vec::new();
+    pub(crate) fn read_expression(&mut self) -> PResult<OneOrMany<Expr>> {
+        let mut out: OneOrMany<Expr> = OneOrMany::Empty;
         let mut ops: Vec<(Op, usize)> = Vec::new();
         while self.p < self.n {
             let at = {
@@ -514,8 +514,8 @@ impl<'s> Cursor<'s> {
         }
     }
 
-    fn read_properties(&mut self, is_begin: bool) -> PResult<Vec<Prop>> {
-        let mut props = Vec::new();
+    fn read_properties(&mut self, is_begin: bool) -> PResult<OneOrMany<Prop>> {
+        let mut props = OneOrMany::Empty;
         loop {
             if self.peek() == b'[' {
                 self.p += 1;

@@ -332,7 +332,7 @@ impl<'a> Renderer<'a> {
     }
 
     fn filtered(&mut self, fv: &'a FilteredValue) -> RResult<Val<'a>> {
-        let mut v = self.postfix(&fv.initial)?;
+        let mut v = self.postfix(fv.initial.as_slice())?;
         for f in &fv.filters {
             let mut args = Vec::new();
             let mut kwargs = Vec::new();
@@ -424,7 +424,9 @@ impl<'a> Renderer<'a> {
                 }
                 Val::Arr(Rc::new(items))
             }
-            ExprKind::Path { root, props } => self.path(root.as_deref(), props, e.begin)?,
+            ExprKind::Path { root, props } => {
+                self.path(root.as_deref(), props.as_slice(), e.begin)?
+            }
             ExprKind::Op(_) => Val::Undef,
         })
     }
