@@ -149,8 +149,7 @@ struct Analyzer<'s> {
 
 impl<'s> Analyzer<'s> {
     fn in_scope(&self, name: &str) -> bool {
-        self.template_scope.iter().any(|n| *n == name)
-            || self.blocks.iter().any(|b| b.iter().any(|n| *n == name))
+        self.template_scope.contains(&name) || self.blocks.iter().any(|b| b.contains(&name))
     }
 
     fn variable(&mut self, segments: Vec<Segment>, offset: usize) {
