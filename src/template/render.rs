@@ -7,8 +7,7 @@ use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, LoopHead, Node, Op, P
 use super::error::{RenderError, RenderErrorKind};
 use super::filters::{self, FilterError, FilterName};
 use super::value::{
-    LoopInfo, Val, js_equals, js_less, js_less_eq, js_num, js_string, stringify, to_number,
-    write_val,
+    LoopInfo, Val, js_equals, js_less, js_less_eq, js_num, js_string, to_number, write_val,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -590,9 +589,4 @@ fn apply_op(op: Op, l: &Val<'_>, r: &Val<'_>) -> bool {
         Op::Or => l.truthy() || r.truthy(),
         Op::Not => !r.truthy(),
     }
-}
-
-#[allow(dead_code)]
-fn debug_string(v: &Val<'_>) -> String {
-    stringify(v)
 }
