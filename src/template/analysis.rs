@@ -294,7 +294,7 @@ fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
     let mut segs = Vec::new();
     if let ExprKind::Path { root, props } = &e.kind {
         match root.as_deref().map(|r| &r.kind) {
-            Some(ExprKind::Str(s)) => segs.push(Segment::Key(s.clone())),
+            Some(ExprKind::Str(s)) => segs.push(Segment::Key(s.get(src).to_string())),
             Some(ExprKind::Num(n)) => segs.push(Segment::Index(*n)),
             _ => {}
         }
@@ -303,7 +303,7 @@ fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
                 Prop::Ident(b, e) => {
                     segs.push(Segment::Key(src.get(*b..*e).unwrap_or("").to_string()))
                 }
-                Prop::Quoted(s) => segs.push(Segment::Key(s.clone())),
+                Prop::Quoted(s) => segs.push(Segment::Key(s.get(src).to_string())),
                 Prop::Num(n) => segs.push(Segment::Index(*n)),
                 Prop::Path(inner) => segs.push(Segment::Variable(path_segments(src, inner))),
                 Prop::Other(_) => {}

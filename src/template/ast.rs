@@ -37,6 +37,23 @@ impl<T> OneOrMany<T> {
     }
 }
 
+/// A quoted literal's text: a span of the template when it has no escapes (the common
+/// case, no allocation), otherwise the decoded string.
+#[derive(Debug, Clone)]
+pub(crate) enum StrLit {
+    Span(usize, usize),
+    Owned(String),
+}
+
+impl StrLit {
+    pub(crate) fn get<'a>(&'a self, src: &'a str) -> &'a str {
+        match self {
+            StrLit::Span(b, e) => src.get(*b..*e).unwrap_or(""),
+            StrLit::Owned(s) => s,
+        }
+    }
+}
+
 /// A binary or unary operator of a condition, with LiquidJS's precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
@@ -85,7 +102,7 @@ pub(crate) enum ExprKind {
     Nil,
     Empty,
     Blank,
-    Str(String),
+    Str(StrLit),
     Num(f64),
     Range(Box<Expr>, Box<Expr>),
     /// A property access; `root` is set when it starts with a literal, string, range or
@@ -104,7 +121,7 @@ pub(crate) enum Prop {
     /// `a`, `.b`, or an empty `[]`: the name's byte range in the template.
     Ident(usize, usize),
     /// `["b"]`.
-    Quoted(String),
+    Quoted(StrLit),
     /// `[0]`.
     Num(f64),
     /// `[b.c]`: a nested variable whose value is the key.

@@ -376,7 +376,7 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                     c.text(id).to_string()
                 } else if let Some(q) = c.read_quoted() {
                     match q.kind {
-                        super::ast::ExprKind::Str(v) => v,
+                        super::ast::ExprKind::Str(v) => v.get(s).to_string(),
                         _ => String::new(),
                     }
                 } else {
@@ -566,7 +566,7 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                     tokenize(inner)?;
                 }
                 let name = match &file.kind {
-                    ExprKind::Str(v) => v.clone(),
+                    ExprKind::Str(v) => v.get(s).to_string(),
                     _ => s.get(file.begin..file.end).unwrap_or("").to_string(),
                 };
                 push!(Node::Partial(PartialRef {

@@ -401,7 +401,7 @@ impl<'a> Renderer<'a> {
             ExprKind::Nil => Val::Nil,
             ExprKind::Empty => Val::Empty,
             ExprKind::Blank => Val::Blank,
-            ExprKind::Str(s) => Val::S(s),
+            ExprKind::Str(s) => Val::S(s.get(self.src)),
             ExprKind::Num(n) => Val::Num(*n),
             ExprKind::Range(l, r) => {
                 let lo = to_number(&self.expr(l)?);
@@ -459,7 +459,7 @@ impl<'a> Renderer<'a> {
         let key_at = |i: usize, dynamic: &[Val<'a>]| -> Val<'a> {
             match props.get(i) {
                 Some(Prop::Ident(b, e)) => Val::S(src.get(*b..*e).unwrap_or("")),
-                Some(Prop::Quoted(s)) => Val::S(s),
+                Some(Prop::Quoted(s)) => Val::S(s.get(src)),
                 Some(Prop::Num(n)) => Val::Num(*n),
                 Some(Prop::Path(_)) | Some(Prop::Other(_)) => {
                     let k = props
@@ -486,7 +486,7 @@ impl<'a> Renderer<'a> {
         let mut next_key = |p: &'a Prop| -> Val<'a> {
             match p {
                 Prop::Ident(b, e) => Val::S(src.get(*b..*e).unwrap_or("")),
-                Prop::Quoted(s) => Val::S(s),
+                Prop::Quoted(s) => Val::S(s.get(src)),
                 Prop::Num(n) => Val::Num(*n),
                 Prop::Path(_) | Prop::Other(_) => {
                     dyn_i += 1;
