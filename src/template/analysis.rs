@@ -272,14 +272,14 @@ impl<'s> Analyzer<'s> {
             }
             Node::Assign { name, value } => {
                 self.filtered(value);
-                self.template_scope.push(name);
+                self.template_scope.push(name.get(self.src));
             }
             Node::Capture { name, body } => {
-                self.template_scope.push(name);
+                self.template_scope.push(name.get(self.src));
                 self.nodes(body);
             }
             Node::Increment(name) | Node::Decrement(name) => {
-                self.template_scope.push(name);
+                self.template_scope.push(name.get(self.src));
             }
             Node::Liquid(nodes) => self.nodes(nodes),
             Node::Partial(p) => self.partials.push(p.clone()),

@@ -162,19 +162,21 @@ impl<'a> Renderer<'a> {
             }
             Node::Assign { name, value } => {
                 let v = self.filtered(value)?;
-                self.set_bottom(name, v);
+                self.set_bottom(name.get(self.src), v);
             }
             Node::Capture { name, body } => {
                 let mut buf = String::new();
                 self.render(body, &mut buf)?;
-                self.set_bottom(name, Val::string(buf));
+                self.set_bottom(name.get(self.src), Val::string(buf));
             }
             Node::Increment(name) => {
+                let name = name.get(self.src);
                 let v = self.env_number(name);
                 self.set_env(name, v + 1.0);
                 out.push_str(&js_num(v));
             }
             Node::Decrement(name) => {
+                let name = name.get(self.src);
                 let v = self.env_number(name) - 1.0;
                 self.set_env(name, v);
                 out.push_str(&js_num(v));
