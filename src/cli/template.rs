@@ -1,6 +1,6 @@
 //! `runstart template <file>` and `runstart template --jsonl`.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE};
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS};
 use runstart::template::{AllowedVariables, CompiledTemplate, InputPolicy, Segment};
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
@@ -118,7 +118,6 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             i.message()
         )?;
     }
-    let _ = EXIT_USAGE;
     Ok(if errors > 0 {
         EXIT_PROBLEMS
     } else {

@@ -140,17 +140,16 @@ impl std::error::Error for AnalysisError {}
 struct Analyzer<'s> {
     src: &'s str,
     /// Names set by `assign`, `capture`, `increment`, `decrement` so far.
-    template_scope: Vec<String>,
+    template_scope: Vec<&'s str>,
     /// Loop scopes of the enclosing `for` / `tablerow` tags.
-    blocks: Vec<[String; 2]>,
+    blocks: Vec<[&'s str; 2]>,
     globals: Vec<VariableRef>,
     partials: Vec<PartialRef>,
 }
 
-impl Analyzer<'_> {
+impl<'s> Analyzer<'s> {
     fn in_scope(&self, name: &str) -> bool {
-        self.template_scope.iter().any(|n| n == name)
-            || self.blocks.iter().any(|b| b.iter().any(|n| n == name))
+        self.template_scope.contains(&name) || self.blocks.iter().any(|b| b.contains(&name))
     }
 
     fn variable(&mut self, segments: Vec<Segment>, offset: usize) {
@@ -181,8 +180,8 @@ impl Analyzer<'_> {
         }
     }
 
-    fn filtered(&mut self, v: &FilteredValue) {
-        for e in &v.initial {
+    fn filtered(&mut self, v: &'s FilteredValue) {
+        for e in v.initial.as_slice() {
             self.expr(e);
         }
         for f in &v.filters {
@@ -195,13 +194,13 @@ impl Analyzer<'_> {
         }
     }
 
-    fn nodes(&mut self, nodes: &[Node]) {
+    fn nodes(&mut self, nodes: &'s [Node]) {
         for n in nodes {
             self.node(n);
         }
     }
 
-    fn node(&mut self, n: &Node) {
+    fn node(&mut self, n: &'s Node) {
         match n {
             Node::Text(..) | Node::Raw(..) | Node::Break | Node::Continue | Node::Echo(None) => {}
             Node::Output(v) | Node::Echo(Some(v)) => self.filtered(v),
@@ -245,7 +244,7 @@ impl Analyzer<'_> {
                         self.expr(e);
                     }
                 }
-                self.blocks.push([head.var.clone(), "forloop".into()]);
+                self.blocks.push([head.var.as_str(), "forloop"]);
                 self.nodes(body);
                 self.nodes(else_body);
                 self.blocks.pop();
@@ -257,7 +256,7 @@ impl Analyzer<'_> {
                         self.expr(e);
                     }
                 }
-                self.blocks.push([head.var.clone(), "tablerowloop".into()]);
+                self.blocks.push([head.var.as_str(), "tablerowloop"]);
                 self.nodes(body);
                 self.blocks.pop();
             }
@@ -273,14 +272,14 @@ impl Analyzer<'_> {
             }
             Node::Assign { name, value } => {
                 self.filtered(value);
-                self.template_scope.push(name.clone());
+                self.template_scope.push(name.get(self.src));
             }
             Node::Capture { name, body } => {
-                self.template_scope.push(name.clone());
+                self.template_scope.push(name.get(self.src));
                 self.nodes(body);
             }
             Node::Increment(name) | Node::Decrement(name) => {
-                self.template_scope.push(name.clone());
+                self.template_scope.push(name.get(self.src));
             }
             Node::Liquid(nodes) => self.nodes(nodes),
             Node::Partial(p) => self.partials.push(p.clone()),
@@ -295,16 +294,16 @@ fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
     let mut segs = Vec::new();
     if let ExprKind::Path { root, props } = &e.kind {
         match root.as_deref().map(|r| &r.kind) {
-            Some(ExprKind::Str(s)) => segs.push(Segment::Key(s.clone())),
+            Some(ExprKind::Str(s)) => segs.push(Segment::Key(s.get(src).to_string())),
             Some(ExprKind::Num(n)) => segs.push(Segment::Index(*n)),
             _ => {}
         }
-        for p in props {
+        for p in props.as_slice() {
             match p {
                 Prop::Ident(b, e) => {
                     segs.push(Segment::Key(src.get(*b..*e).unwrap_or("").to_string()))
                 }
-                Prop::Quoted(s) => segs.push(Segment::Key(s.clone())),
+                Prop::Quoted(s) => segs.push(Segment::Key(s.get(src).to_string())),
                 Prop::Num(n) => segs.push(Segment::Index(*n)),
                 Prop::Path(inner) => segs.push(Segment::Variable(path_segments(src, inner))),
                 Prop::Other(_) => {}
@@ -320,12 +319,12 @@ pub(crate) struct Analysis {
     pub(crate) partials: Vec<PartialRef>,
 }
 
-pub(crate) fn analyze(src: &str, nodes: &[Node]) -> Analysis {
+pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
     let mut a = Analyzer {
         src,
         template_scope: Vec::new(),
         blocks: Vec::new(),
-        globals: Vec::new(),
+        globals: Vec::with_capacity(8),
         partials: Vec::new(),
     };
     a.nodes(nodes);

@@ -3,6 +3,57 @@
 
 use super::filters::FilterName;
 
+/// A list that keeps its first element inline: most expressions have one operand and most
+/// paths one or two steps, so this saves an allocation per value.
+#[derive(Debug, Clone)]
+pub(crate) enum OneOrMany<T> {
+    Empty,
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> OneOrMany<T> {
+    pub(crate) fn push(&mut self, v: T) {
+        *self = match std::mem::replace(self, OneOrMany::Empty) {
+            OneOrMany::Empty => OneOrMany::One(v),
+            OneOrMany::One(a) => OneOrMany::Many(vec![a, v]),
+            OneOrMany::Many(mut m) => {
+                m.push(v);
+                OneOrMany::Many(m)
+            }
+        };
+    }
+
+    pub(crate) fn as_slice(&self) -> &[T] {
+        match self {
+            OneOrMany::Empty => &[],
+            OneOrMany::One(a) => std::slice::from_ref(a),
+            OneOrMany::Many(m) => m,
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        matches!(self, OneOrMany::Empty)
+    }
+}
+
+/// A quoted literal's text: a span of the template when it has no escapes (the common
+/// case, no allocation), otherwise the decoded string.
+#[derive(Debug, Clone)]
+pub(crate) enum StrLit {
+    Span(usize, usize),
+    Owned(String),
+}
+
+impl StrLit {
+    pub(crate) fn get<'a>(&'a self, src: &'a str) -> &'a str {
+        match self {
+            StrLit::Span(b, e) => src.get(*b..*e).unwrap_or(""),
+            StrLit::Owned(s) => s,
+        }
+    }
+}
+
 /// A binary or unary operator of a condition, with LiquidJS's precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
@@ -51,14 +102,14 @@ pub(crate) enum ExprKind {
     Nil,
     Empty,
     Blank,
-    Str(String),
+    Str(StrLit),
     Num(f64),
     Range(Box<Expr>, Box<Expr>),
     /// A property access; `root` is set when it starts with a literal, string, range or
     /// number (`"abc".size`), otherwise the first prop is the variable name.
     Path {
         root: Option<Box<Expr>>,
-        props: Vec<Prop>,
+        props: OneOrMany<Prop>,
     },
     /// Only in postfix expressions.
     Op(Op),
@@ -70,7 +121,7 @@ pub(crate) enum Prop {
     /// `a`, `.b`, or an empty `[]`: the name's byte range in the template.
     Ident(usize, usize),
     /// `["b"]`.
-    Quoted(String),
+    Quoted(StrLit),
     /// `[0]`.
     Num(f64),
     /// `[b.c]`: a nested variable whose value is the key.
@@ -107,7 +158,7 @@ pub(crate) enum FilterArg {
 /// An expression (postfix) followed by filters.
 #[derive(Debug, Clone)]
 pub(crate) struct FilteredValue {
-    pub(crate) initial: Vec<Expr>,
+    pub(crate) initial: OneOrMany<Expr>,
     pub(crate) filters: Vec<FilterCall>,
 }
 
@@ -193,15 +244,15 @@ pub(crate) enum Node {
         key: String,
     },
     Assign {
-        name: String,
+        name: StrLit,
         value: FilteredValue,
     },
     Capture {
-        name: String,
+        name: StrLit,
         body: Vec<Node>,
     },
-    Increment(String),
-    Decrement(String),
+    Increment(StrLit),
+    Decrement(StrLit),
     Echo(Option<FilteredValue>),
     Raw(usize, usize),
     Break,

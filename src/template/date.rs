@@ -356,7 +356,6 @@ pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Val<'a> {
         None | Some(Val::Undef) | Some(Val::Nil) => "%A, %B %-e, %Y at %-l:%M %P %z".to_string(),
         Some(v) => stringify(v),
     };
-    let _ = js_string;
     Val::string(strftime(ms, &format))
 }
 

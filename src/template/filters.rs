@@ -432,6 +432,113 @@ pub(crate) fn apply<'a>(
         }
         "to_integer" => Val::Num(to_number(&input)),
         "date" => super::date::date_filter(input, args),
+        "push" => {
+            let mut items = to_array(&input);
+            items.push(arg(args, 0).cloned().unwrap_or(Val::Undef));
+            Val::Arr(Rc::new(items))
+        }
+        "unshift" => {
+            let mut items = to_array(&input);
+            items.insert(0, arg(args, 0).cloned().unwrap_or(Val::Undef));
+            Val::Arr(Rc::new(items))
+        }
+        "pop" => {
+            let mut items = to_array(&input);
+            items.pop();
+            Val::Arr(Rc::new(items))
+        }
+        "shift" => {
+            let mut items = to_array(&input);
+            if !items.is_empty() {
+                items.remove(0);
+            }
+            Val::Arr(Rc::new(items))
+        }
+        "slice" => {
+            let begin = num_arg(args, 0);
+            let length = match arg(args, 1) {
+                None | Some(Val::Undef) => 1.0,
+                Some(v) => to_number_or_zero(v),
+            };
+            let slice_bounds = |len: usize| {
+                let b = if begin < 0.0 {
+                    len as f64 + begin
+                } else {
+                    begin
+                };
+                let norm = |x: f64| -> usize {
+                    if x.is_nan() || x <= 0.0 {
+                        0
+                    } else if x >= len as f64 {
+                        len
+                    } else {
+                        x as usize
+                    }
+                };
+                (norm(b.trunc()), norm((b + length).trunc()))
+            };
+            match &input {
+                Val::Nil | Val::Undef => Val::Arr(Rc::new(Vec::new())),
+                _ if input.is_array() => {
+                    let items = to_array(&input);
+                    let (from, to) = slice_bounds(items.len());
+                    Val::Arr(Rc::new(
+                        items.get(from..to).map(<[_]>::to_vec).unwrap_or_default(),
+                    ))
+                }
+                _ => {
+                    let s = stringify(&input);
+                    let (from, to) = slice_bounds(utf16_len(&s));
+                    Val::string(utf16_slice(&s, from, to))
+                }
+            }
+        }
+        "sum" => {
+            let prop = arg(args, 0).filter(|v| v.truthy_js()).map(stringify);
+            let mut total = 0.0;
+            for it in to_array(&input) {
+                let v = match &prop {
+                    Some(p) => it.get_path_lenient(p),
+                    None => it,
+                };
+                let n = to_number(&v);
+                if !n.is_nan() {
+                    total += n;
+                }
+            }
+            Val::Num(total)
+        }
+        "sort_natural" => {
+            let items = to_array(&input);
+            let prop = arg(args, 0).filter(|v| v.truthy_js()).map(stringify);
+            let mut keyed: Vec<(Val<'a>, String)> = items
+                .into_iter()
+                .map(|it| {
+                    let k = match &prop {
+                        Some(p) => it.get_path_lenient(p),
+                        None => it.clone(),
+                    };
+                    (it, stringify(&k).to_lowercase())
+                })
+                .collect();
+            keyed.sort_by(|a, b| a.1.encode_utf16().cmp(b.1.encode_utf16()));
+            Val::Arr(Rc::new(keyed.into_iter().map(|x| x.0).collect()))
+        }
+        "replace_last" => {
+            let s = stringify(&input);
+            let pat = str_arg(args, 0);
+            let rep = str_arg(args, 1);
+            match s.rfind(&pat) {
+                Some(i) => Val::string(format!(
+                    "{}{}{}",
+                    s.get(..i).unwrap_or(""),
+                    rep,
+                    s.get(i + pat.len()..).unwrap_or("")
+                )),
+                None => Val::string(s),
+            }
+        }
+        "url_encode" => Val::string(url_encode(&stringify(&input))),
         "raw" => input,
         other => {
             return Err(FilterError::Message(format!(
@@ -491,6 +598,30 @@ fn js_split(s: &str, sep: &str) -> Vec<String> {
             .collect();
     }
     s.split(sep).map(str::to_string).collect()
+}
+
+/// `encodeURIComponent`, then spaces as `+`.
+fn url_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'-'
+            | b'_'
+            | b'.'
+            | b'!'
+            | b'~'
+            | b'*'
+            | b'\''
+            | b'('
+            | b')' => out.push(char::from(b)),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 fn escape_html(s: &str) -> String {
@@ -559,5 +690,16 @@ mod tests {
             "1"
         );
         assert!(apply("append", Val::S("a"), &[], &[]).is_err());
+        let sliced = apply(
+            "slice",
+            Val::S("hello"),
+            &[Val::Num(-3.0), Val::Num(2.0)],
+            &[],
+        );
+        assert_eq!(sliced.map(|v| stringify(&v)).ok(), Some("ll".into()));
+        assert_eq!(
+            apply1("url_encode", "a b&c/é", &[]).ok(),
+            Some("a+b%26c%2F%C3%A9".into())
+        );
     }
 }

@@ -5,7 +5,9 @@
 //! byte scanning finds the same boundaries as LiquidJS's UTF-16 scanning; a non-ASCII character
 //! is a word character unless it is one of the Unicode blanks LiquidJS lists.
 
-use super::ast::{Expr, ExprKind, FilterArg, FilterCall, FilteredValue, Op, Prop};
+use super::ast::{
+    Expr, ExprKind, FilterArg, FilterCall, FilteredValue, OneOrMany, Op, Prop, StrLit,
+};
 use super::error::{ParseError, ParseErrorKind};
 use super::filters::FilterName;
 
@@ -209,6 +211,18 @@ pub(crate) fn parse_string_literal(text: &str) -> String {
     out
 }
 
+/// A quoted token's value: a span when there is nothing to decode.
+fn string_literal(text: &str, begin: usize) -> StrLit {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next_back()) {
+        (Some(first), Some(last)) if !text.contains('\\') => StrLit::Span(
+            begin + first.len_utf8(),
+            begin + text.len() - last.len_utf8(),
+        ),
+        _ => StrLit::Owned(parse_string_literal(text)),
+    }
+}
+
 /// A cursor over `[p, n)` of the template: LiquidJS's `Tokenizer` for tag arguments and
 /// output contents.
 #[derive(Debug)]
@@ -324,8 +338,8 @@ impl<'s> Cursor<'s> {
     }
 
     /// `readExpressionTokens` + `toPostfix`.
-    pub(crate) fn read_expression(&mut self) -> PResult<Vec<Expr>> {
-        let mut out: Vec<Expr> = Vec::new();
+    pub(crate) fn read_expression(&mut self) -> PResult<OneOrMany<Expr>> {
+        let mut out: OneOrMany<Expr> = OneOrMany::Empty;
         let mut ops: Vec<(Op, usize)> = Vec::new();
         while self.p < self.n {
             let at = {
@@ -514,8 +528,8 @@ impl<'s> Cursor<'s> {
         }
     }
 
-    fn read_properties(&mut self, is_begin: bool) -> PResult<Vec<Prop>> {
-        let mut props = Vec::new();
+    fn read_properties(&mut self, is_begin: bool) -> PResult<OneOrMany<Prop>> {
+        let mut props = OneOrMany::Empty;
         loop {
             if self.peek() == b'[' {
                 self.p += 1;
@@ -670,7 +684,7 @@ impl<'s> Cursor<'s> {
         }
         let text = self.s.get(begin..self.p).unwrap_or("");
         Some(Expr::new(
-            ExprKind::Str(parse_string_literal(text)),
+            ExprKind::Str(string_literal(text, begin)),
             begin,
             self.p,
         ))

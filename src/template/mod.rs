@@ -24,6 +24,22 @@
 //! renderer walks this module's own tree, and the conformance suite
 //! (`tests/liquid_conformance.rs`) measures it against LiquidJS's recorded answers.
 //!
+//! # Conformance and known differences
+//!
+//! Over the 4,000 recorded LiquidJS 10.30.1 answers the parse verdict, the parse error
+//! message (with line and column), the global paths and the render verdict all agree; the
+//! rendered text is byte-equal on 3,245 of 3,247. Deliberate or known differences:
+//!
+//! - JSON objects iterate in sorted key order (`serde_json` without `preserve_order`), not in
+//!   the caller's insertion order; `{% for x in obj %}` and `json` can order keys differently
+//!   (the two remaining conformance differences).
+//! - Dates are formatted in UTC; strings parse as ECMAScript ISO dates or, failing that, with
+//!   the number-only subset of V8's fallback parser.
+//! - Block nesting is capped at [`MAX_DEPTH`], values at 64 nested brackets or ranges, and a
+//!   range at 1,000,000 items; LiquidJS has no caps (it overflows or exhausts memory).
+//! - Every LiquidJS filter name parses; a few rarely used filters (`base64_*`, `group_by`,
+//!   `where_exp`, `truncatewords`, `strip_html`…) fail at render with a message saying so.
+//!
 //! # Example
 //!
 //! ```

@@ -1,7 +1,9 @@
 //! Builds the syntax tree from tokens without recursion on nesting: open block tags live on an
 //! explicit stack, capped at [`super::MAX_DEPTH`].
 
-use super::ast::{Branch, Expr, ExprKind, FilteredValue, LoopHead, Node, PartialRef, PartialTag};
+use super::ast::{
+    Branch, Expr, ExprKind, FilteredValue, LoopHead, Node, PartialRef, PartialTag, StrLit,
+};
 use super::error::{ParseError, ParseErrorKind};
 use super::lexer::{Cursor, Token, tag_token, tokenize};
 
@@ -49,7 +51,7 @@ enum Frame {
     },
     Capture {
         tok: Token,
-        name: String,
+        name: StrLit,
         body: Vec<Node>,
     },
     Block {
@@ -373,11 +375,11 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                 let mut c = Cursor::new(s, args.0, args.1);
                 let id = c.read_identifier();
                 let name = if id.0 != id.1 {
-                    c.text(id).to_string()
+                    StrLit::Span(id.0, id.1)
                 } else if let Some(q) = c.read_quoted() {
                     match q.kind {
-                        super::ast::ExprKind::Str(v) => v,
-                        _ => String::new(),
+                        ExprKind::Str(v) => v,
+                        _ => StrLit::Span(id.0, id.0),
                     }
                 } else {
                     return Err(c.error("invalid capture name".into(), c.p));
@@ -462,14 +464,14 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                 c.p += 1;
                 let value = c.read_filtered_value().map_err(|e| relocate(e, tok))?;
                 push!(Node::Assign {
-                    name: c.text(id).to_string(),
+                    name: StrLit::Span(id.0, id.1),
                     value,
                 });
             }
             "increment" | "decrement" => {
                 let mut c = Cursor::new(s, args.0, args.1);
                 let id = c.read_identifier();
-                let v = c.text(id).to_string();
+                let v = StrLit::Span(id.0, id.1);
                 push!(if name == "increment" {
                     Node::Increment(v)
                 } else {
@@ -566,7 +568,7 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                     tokenize(inner)?;
                 }
                 let name = match &file.kind {
-                    ExprKind::Str(v) => v.clone(),
+                    ExprKind::Str(v) => v.get(s).to_string(),
                     _ => s.get(file.begin..file.end).unwrap_or("").to_string(),
                 };
                 push!(Node::Partial(PartialRef {

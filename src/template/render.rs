@@ -7,8 +7,7 @@ use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, LoopHead, Node, Op, P
 use super::error::{RenderError, RenderErrorKind};
 use super::filters::{self, FilterError, FilterName};
 use super::value::{
-    LoopInfo, Val, js_equals, js_less, js_less_eq, js_num, js_string, stringify, to_number,
-    write_val,
+    LoopInfo, Val, js_equals, js_less, js_less_eq, js_num, js_string, to_number, write_val,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -163,19 +162,21 @@ impl<'a> Renderer<'a> {
             }
             Node::Assign { name, value } => {
                 let v = self.filtered(value)?;
-                self.set_bottom(name, v);
+                self.set_bottom(name.get(self.src), v);
             }
             Node::Capture { name, body } => {
                 let mut buf = String::new();
                 self.render(body, &mut buf)?;
-                self.set_bottom(name, Val::string(buf));
+                self.set_bottom(name.get(self.src), Val::string(buf));
             }
             Node::Increment(name) => {
+                let name = name.get(self.src);
                 let v = self.env_number(name);
                 self.set_env(name, v + 1.0);
                 out.push_str(&js_num(v));
             }
             Node::Decrement(name) => {
+                let name = name.get(self.src);
                 let v = self.env_number(name) - 1.0;
                 self.set_env(name, v);
                 out.push_str(&js_num(v));
@@ -332,7 +333,7 @@ impl<'a> Renderer<'a> {
     }
 
     fn filtered(&mut self, fv: &'a FilteredValue) -> RResult<Val<'a>> {
-        let mut v = self.postfix(&fv.initial)?;
+        let mut v = self.postfix(fv.initial.as_slice())?;
         for f in &fv.filters {
             let mut args = Vec::new();
             let mut kwargs = Vec::new();
@@ -402,7 +403,7 @@ impl<'a> Renderer<'a> {
             ExprKind::Nil => Val::Nil,
             ExprKind::Empty => Val::Empty,
             ExprKind::Blank => Val::Blank,
-            ExprKind::Str(s) => Val::S(s),
+            ExprKind::Str(s) => Val::S(s.get(self.src)),
             ExprKind::Num(n) => Val::Num(*n),
             ExprKind::Range(l, r) => {
                 let lo = to_number(&self.expr(l)?);
@@ -424,7 +425,9 @@ impl<'a> Renderer<'a> {
                 }
                 Val::Arr(Rc::new(items))
             }
-            ExprKind::Path { root, props } => self.path(root.as_deref(), props, e.begin)?,
+            ExprKind::Path { root, props } => {
+                self.path(root.as_deref(), props.as_slice(), e.begin)?
+            }
             ExprKind::Op(_) => Val::Undef,
         })
     }
@@ -458,7 +461,7 @@ impl<'a> Renderer<'a> {
         let key_at = |i: usize, dynamic: &[Val<'a>]| -> Val<'a> {
             match props.get(i) {
                 Some(Prop::Ident(b, e)) => Val::S(src.get(*b..*e).unwrap_or("")),
-                Some(Prop::Quoted(s)) => Val::S(s),
+                Some(Prop::Quoted(s)) => Val::S(s.get(src)),
                 Some(Prop::Num(n)) => Val::Num(*n),
                 Some(Prop::Path(_)) | Some(Prop::Other(_)) => {
                     let k = props
@@ -485,7 +488,7 @@ impl<'a> Renderer<'a> {
         let mut next_key = |p: &'a Prop| -> Val<'a> {
             match p {
                 Prop::Ident(b, e) => Val::S(src.get(*b..*e).unwrap_or("")),
-                Prop::Quoted(s) => Val::S(s),
+                Prop::Quoted(s) => Val::S(s.get(src)),
                 Prop::Num(n) => Val::Num(*n),
                 Prop::Path(_) | Prop::Other(_) => {
                     dyn_i += 1;
@@ -588,9 +591,4 @@ fn apply_op(op: Op, l: &Val<'_>, r: &Val<'_>) -> bool {
         Op::Or => l.truthy() || r.truthy(),
         Op::Not => !r.truthy(),
     }
-}
-
-#[allow(dead_code)]
-fn debug_string(v: &Val<'_>) -> String {
-    stringify(v)
 }

@@ -1,0 +1,59 @@
+//! `runstart template`: the human report and the `--jsonl` protocol.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn runstart() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_runstart"))
+}
+
+#[test]
+fn file_report_lists_globals_and_problems() {
+    let dir = std::env::temp_dir().join(format!("runstart-cli-template-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("prompt.liquid");
+    std::fs::write(
+        &file,
+        "Hi {{ firm }} {{ agent.owner }}\n{% for x in items %}{{ x }}{% endfor %}{{ input.a }}",
+    )
+    .expect("write template");
+    let out = runstart()
+        .args(["template", "--param", "firm"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).replace(&*file.to_string_lossy(), "FILE");
+    assert_eq!(
+        text,
+        "globals:\n  firm\n  agent.owner\n  items\n  input.a\n\
+         FILE:1:18: error[template-unknown-field]: it reads \"agent.owner\", but agent has only id, name and version\n\
+         FILE:2:13: error[template-unknown-variable]: it reads \"items\", which the agent doesn't have (a declared parameter or an auto-variable)\n\
+         FILE:2:43: warning[template-input-outside-flow]: it reads \"input.a\", but only a flow agent step has input; a direct run fails to render\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn jsonl_answers_like_liquidjs() {
+    let mut child = runstart()
+        .args(["template", "--jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"\"{{ settings[\\\"acme.w\\\"].max }}{% assign x = 1 %}{{ x }}\"\n\"{{ a | nosuch }}\"\n\"{% include 'x' %}\"\n")
+        .expect("write");
+    let out = child.wait_with_output().expect("finishes");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"globals\":[[\"settings\",\"acme.w\",\"max\"]],\"parseError\":null}\n\
+         {\"globals\":null,\"parseError\":\"undefined filter: nosuch, line:1, col:1\"}\n\
+         {\"globals\":{\"error\":\"ENOENT: Failed to lookup \\\"x\\\" in \\\".\\\"\"},\"parseError\":null}\n"
+    );
+}
