@@ -312,24 +312,76 @@ struct Entry<T> {
     value: T,
 }
 
-/// One tool id's versions, highest first.
+/// One tool id's versions, highest first, with two indexes rebuilt on every change (versions
+/// are inserted once and resolved many times):
 ///
-/// `keys` runs parallel to `entries`: the [`pack_release`] key of an active release, or a
-/// sentinel. Resolving scans this small array (8 bytes a version) with integer comparisons and
-/// touches an entry only for the winner or a version that does not pack.
+/// - `releases`: the active releases whose numbers pack ([`pack_release`]), as `(key, entry
+///   index)` in the same descending order, so a range's key intervals
+///   ([`Range::release_intervals`]) are found by binary search;
+/// - `others`: the entry indexes of the remaining active versions (prereleases, huge numbers),
+///   checked one by one with [`Range::satisfies`].
 #[derive(Debug, Clone)]
 struct Versions<T> {
     entries: Vec<Entry<T>>,
-    keys: Vec<u64>,
+    releases: Vec<(u64, u32)>,
+    others: Vec<u32>,
 }
 
-/// `keys` value of a retired version (real keys stay below 2⁶¹).
-const RETIRED: u64 = u64::MAX;
-/// `keys` value of an active version that does not pack (a prerelease or a huge number).
-const UNPACKED: u64 = u64::MAX - 1;
+impl<T> Versions<T> {
+    fn reindex(&mut self) {
+        self.releases.clear();
+        self.others.clear();
+        for (i, e) in self.entries.iter().enumerate() {
+            if e.retired {
+                continue;
+            }
+            // More than 4 billion versions of one tool cannot be inserted in practice; saturate.
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            match pack_release(&e.version) {
+                Some(key) => self.releases.push((key, index)),
+                None => self.others.push(index),
+            }
+        }
+    }
 
-fn key_of(version: &Version) -> u64 {
-    pack_release(version).unwrap_or(UNPACKED)
+    /// Index of the highest active entry satisfying `range`.
+    ///
+    /// O(a·log n) for a range of a alternatives over n releases, plus one check per prerelease.
+    fn best(&self, range: &Range) -> Option<usize> {
+        let Some(intervals) = range.release_intervals() else {
+            return self
+                .entries
+                .iter()
+                .position(|e| !e.retired && range.satisfies(&e.version));
+        };
+        // `releases` is descending: skip the keys above `hi`; the next one is the largest
+        // candidate of this interval. Entries are sorted the same way, so the smallest index
+        // is the highest version.
+        let mut best = intervals
+            .filter_map(|(lo, hi)| {
+                let at = self.releases.partition_point(|&(key, _)| key > hi);
+                self.releases
+                    .get(at)
+                    .filter(|&&(key, _)| key >= lo)
+                    .map(|&(_, index)| index as usize)
+            })
+            .min();
+        for &index in &self.others {
+            let index = index as usize;
+            if best.is_some_and(|b| b < index) {
+                break;
+            }
+            if self
+                .entries
+                .get(index)
+                .is_some_and(|e| range.satisfies(&e.version))
+            {
+                best = Some(index);
+                break;
+            }
+        }
+        best
+    }
 }
 
 /// The order entries are kept in: highest precedence first; among equal precedence (build
@@ -402,7 +454,8 @@ impl<T> Catalog<T> {
         let tools = self.tenants.entry(tenant.to_owned()).or_default();
         let versions = tools.entry(id.to_owned()).or_insert_with(|| Versions {
             entries: Vec::new(),
-            keys: Vec::new(),
+            releases: Vec::new(),
+            others: Vec::new(),
         });
         match versions
             .entries
@@ -413,7 +466,6 @@ impl<T> Catalog<T> {
                 version,
             }),
             Err(at) => {
-                versions.keys.insert(at, key_of(&version));
                 versions.entries.insert(
                     at,
                     Entry {
@@ -422,6 +474,7 @@ impl<T> Catalog<T> {
                         value,
                     },
                 );
+                versions.reindex();
                 Ok(())
             }
         }
@@ -439,7 +492,7 @@ impl<T> Catalog<T> {
         {
             Ok(at) => {
                 versions.entries[at].retired = true;
-                versions.keys[at] = RETIRED;
+                versions.reindex();
                 true
             }
             Err(_) => false,
@@ -493,20 +546,12 @@ impl<T> Catalog<T> {
                 range: range.text().to_owned(),
                 error: error.clone(),
             })?;
-        // Highest first, so the first match is npm's maxSatisfying.
+        // The highest satisfying version is npm's maxSatisfying.
         let hit = versions
-            .keys
-            .iter()
-            .zip(&versions.entries)
-            .find(|(key, e)| match **key {
-                RETIRED => false,
-                UNPACKED => parsed.satisfies(&e.version),
-                key => parsed
-                    .satisfies_packed(key)
-                    .unwrap_or_else(|| parsed.satisfies(&e.version)),
-            });
-        hit.map(|(_, e)| self.resolved(id, e)).ok_or_else(|| {
-            ResolveError::ToolVersionUnresolvable {
+            .best(parsed)
+            .and_then(|index| versions.entries.get(index));
+        hit.map(|e| self.resolved(id, e))
+            .ok_or_else(|| ResolveError::ToolVersionUnresolvable {
                 id: id.to_owned(),
                 range: range.text().to_owned(),
                 available_versions: versions
@@ -515,8 +560,7 @@ impl<T> Catalog<T> {
                     .filter(|e| !e.retired)
                     .map(|e| e.version.clone())
                     .collect(),
-            }
-        })
+            })
     }
 
     /// The exact version of `id`, retired or not (the upstream `getVersion`, used for pins).
@@ -707,6 +751,63 @@ mod tests {
         );
         assert!(only.latest("t", "rng").is_none());
         assert!(only.get_exact("t", "rng", &v("2.0.0")).is_ok());
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        const RANGES: &[&str] = &[
+            "*",
+            "^1.2",
+            "~0.1.3",
+            "1.x || >=3.1.0",
+            ">1.0.0 <2.3.0",
+            "1.0.0 - 2.1",
+            "=2.2.2",
+            ">=1.2.3-beta.0 <1.3",
+            "^0.0.1",
+            "<0.0.0-0",
+            ">=0.0.0",
+            "^2.0.0-rc.1",
+            "<=1.1.1 || 3",
+        ];
+
+        fn version() -> impl Strategy<Value = Version> {
+            (
+                0u64..4,
+                0u64..4,
+                0u64..4,
+                prop_oneof![Just(""), Just("-beta.1"), Just("-rc.1")],
+            )
+                .prop_map(|(a, b, c, pre)| v(&format!("{a}.{b}.{c}{pre}")))
+        }
+
+        proptest! {
+            /// The indexed resolve agrees with a plain scan: npm's max_satisfying over the
+            /// active versions, highest first.
+            #[test]
+            fn resolve_matches_a_linear_scan(
+                versions in proptest::collection::btree_set(version(), 1..20),
+                retire in proptest::collection::vec(any::<bool>(), 20),
+                range in proptest::sample::select(RANGES),
+            ) {
+                let mut c = Catalog::new();
+                for version in &versions {
+                    c.insert("t", "x", version.clone(), ()).unwrap();
+                }
+                for (version, retire) in versions.iter().zip(&retire) {
+                    if *retire {
+                        c.retire("t", "x", version);
+                    }
+                }
+                let tool_range = ToolRange::new(range);
+                let active: Vec<&Version> = c.versions("t", "x").collect();
+                let want = tool_range.range().unwrap().max_satisfying(active.iter().copied());
+                let got = c.resolve("t", "x", &tool_range).ok().map(|r| r.version);
+                prop_assert_eq!(got, want, "{}", range);
+            }
+        }
     }
 
     #[test]

@@ -303,6 +303,10 @@ mod props {
                 prop_assert_eq!(range.satisfies(v), reference, "{} {}", text, v);
                 if let Some(key) = pack_release(v) {
                     prop_assert_eq!(range.satisfies_packed(key), Some(reference), "{} {}", text, v);
+                    let in_interval = range
+                        .release_intervals()
+                        .map(|mut it| it.any(|(lo, hi)| lo <= key && key <= hi));
+                    prop_assert_eq!(in_interval, Some(reference), "{} {}", text, v);
                 }
             }
         }
