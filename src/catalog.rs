@@ -157,6 +157,46 @@ impl ResolveError {
         }
     }
 
+    /// The code this error has when it fails a turn at run start (spec §1.4): a missing tool
+    /// is `unresolved-tool`; a broken or unsatisfiable range is `tool-version-unresolvable`;
+    /// anything else (an exact version that is gone) is `unresolved-tool`.
+    pub fn run_start_code(&self) -> &'static str {
+        match self {
+            ResolveError::InvalidVersionRange { .. }
+            | ResolveError::ToolVersionUnresolvable { .. } => "tool-version-unresolvable",
+            ResolveError::ToolNotFound { .. } | ResolveError::ToolVersionNotFound { .. } => {
+                "unresolved-tool"
+            }
+        }
+    }
+
+    /// The message of that turn failure (spec §1.4): for a missing tool
+    /// `Tool "<id>" declared by agent "<agent id>" is not registered`, otherwise this error's
+    /// own message. (Pinned versions that are gone have their own messages upstream; they are
+    /// the caller's, since only it knows the pin.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::catalog::{Catalog, ToolRange};
+    ///
+    /// let catalog: Catalog<()> = Catalog::new();
+    /// let err = catalog.resolve("t", "acme.lookup", &ToolRange::new("^1")).unwrap_err();
+    /// assert_eq!(err.run_start_code(), "unresolved-tool");
+    /// assert_eq!(
+    ///     err.run_start_message("acme.intake"),
+    ///     "Tool \"acme.lookup\" declared by agent \"acme.intake\" is not registered"
+    /// );
+    /// ```
+    pub fn run_start_message(&self, agent_id: &str) -> String {
+        match self {
+            ResolveError::ToolNotFound { id } => {
+                format!("Tool \"{id}\" declared by agent \"{agent_id}\" is not registered")
+            }
+            other => other.to_string(),
+        }
+    }
+
     /// The tool id the lookup was for.
     pub fn id(&self) -> &str {
         match self {
@@ -563,6 +603,35 @@ impl<T> Catalog<T> {
             })
     }
 
+    /// [`Catalog::resolve`] for a caller that holds only a parsed [`Range`]: error messages
+    /// quote its canonical form (`>=1.0.0 <2.0.0-0`) instead of the text as written, which
+    /// costs an allocation on failure only.
+    ///
+    /// # Errors
+    ///
+    /// As [`Catalog::resolve`], except that the range cannot be invalid.
+    pub fn resolve_range<'a>(
+        &'a self,
+        tenant: &str,
+        id: &'a str,
+        range: &Range,
+    ) -> Result<Resolved<'a, T>, ResolveError> {
+        let Some(versions) = self.versions_of(tenant, id) else {
+            return Err(ResolveError::ToolNotFound { id: id.to_owned() });
+        };
+        match versions
+            .best(range)
+            .and_then(|index| versions.entries.get(index))
+        {
+            Some(e) => Ok(self.resolved(id, e)),
+            None => Err(ResolveError::ToolVersionUnresolvable {
+                id: id.to_owned(),
+                range: range.to_string(),
+                available_versions: self.versions(tenant, id).cloned().collect(),
+            }),
+        }
+    }
+
     /// The exact version of `id`, retired or not (the upstream `getVersion`, used for pins).
     /// Build metadata must match too.
     ///
@@ -808,6 +877,28 @@ mod tests {
                 prop_assert_eq!(got, want, "{}", range);
             }
         }
+    }
+
+    #[test]
+    fn run_start_mapping_and_canonical_resolve() {
+        let c = catalog(&["1.0.0", "1.1.0"]);
+        let range = Range::parse("~1.0").unwrap();
+        assert_eq!(
+            c.resolve_range("t", "rng", &range).unwrap().version,
+            &v("1.0.0")
+        );
+        let e = c
+            .resolve_range("t", "rng", &Range::parse("^2").unwrap())
+            .unwrap_err();
+        assert_eq!(e.run_start_code(), "tool-version-unresolvable");
+        assert_eq!(
+            e.run_start_message("a"),
+            "Tool \"rng\" has no version satisfying \">=2.0.0 <3.0.0-0\" (available: 1.1.0, 1.0.0)"
+        );
+        let e = c.resolve("t", "rng", &ToolRange::new("nope")).unwrap_err();
+        assert_eq!(e.run_start_code(), "tool-version-unresolvable");
+        let e = c.get_exact("t", "rng", &v("9.0.0")).unwrap_err();
+        assert_eq!(e.run_start_code(), "unresolved-tool");
     }
 
     #[test]
