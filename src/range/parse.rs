@@ -63,7 +63,7 @@ fn normalize(input: &str) -> Result<Cow<'_, [u8]>, RangeError> {
             out.push(b' ');
             pending_space = false;
         }
-        out.push(c as u8);
+        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
     }
     Ok(Cow::Owned(out))
 }
