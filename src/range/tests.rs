@@ -290,6 +290,22 @@ mod props {
             }
         }
 
+        /// Any text at all: no panic, and whatever parses round-trips through its canonical
+        /// form.
+        #[test]
+        fn arbitrary_text_never_panics(
+            text in "[ -~\t\u{a0}\u{3000}\u{feff}é]{0,60}|[0-9xX*.v=<>~^| +-]{0,60}",
+            include_prerelease in any::<bool>(),
+        ) {
+            let options = RangeOptions::new().with_include_prerelease(include_prerelease);
+            if let Ok(range) = Range::parse_with(&text, options) {
+                let canonical = range.to_string();
+                let again = Range::parse_with(&canonical, options).expect("canonical form parses");
+                prop_assert_eq!(again, range);
+            }
+            let _ = parse_version(&text);
+        }
+
         #[test]
         fn packed_keys_agree_with_satisfies(
             text in range_text(),
