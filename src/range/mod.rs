@@ -175,11 +175,12 @@ impl Op {
 /// Its version never carries build metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Comparator {
+    /// The version's packed key (see [`pack_release`]; the low bit is clear for a prerelease),
+    /// or [`NO_KEY`] when a number is too large to pack. First, so that the derived equality
+    /// (used to drop duplicates while parsing) usually decides on one integer.
+    key: u64,
     op: Op,
     version: Version,
-    /// The version's packed key (see [`pack_release`]; the low bit is clear for a prerelease),
-    /// or [`NO_KEY`] when a number is too large to pack.
-    key: u64,
 }
 
 /// [`Comparator::key`] of a version that does not pack.

@@ -565,7 +565,7 @@ fn alternative(part: &[u8], ctx: &Ctx, out: &mut Vec<Comparator>) -> Result<(), 
     }
     dedupe(out, start);
     // `*` next to other comparators adds nothing; npm drops it.
-    if out.len() - start > 1 {
+    if out.len() - start > 1 && out[start..].iter().any(|c| c.op == Op::Any) {
         let mut kept = start;
         for i in start..out.len() {
             if out[i].op != Op::Any {
