@@ -539,11 +539,14 @@ impl<T> Catalog<T> {
         }
     }
 
-    fn versions_of(&self, tenant: &str, id: &str) -> Option<&Versions<T>> {
+    /// The id as stored (so results borrow the catalog, not the caller's string) and its
+    /// versions, if it has any.
+    fn versions_of(&self, tenant: &str, id: &str) -> Option<(&str, &Versions<T>)> {
         self.tenants
             .get(tenant)?
-            .get(id)
-            .filter(|v| !v.entries.is_empty())
+            .get_key_value(id)
+            .filter(|(_, v)| !v.entries.is_empty())
+            .map(|(k, v)| (k.as_str(), v))
     }
 
     fn resolved<'a>(&'a self, id: &'a str, e: &'a Entry<T>) -> Resolved<'a, T> {
@@ -570,13 +573,13 @@ impl<T> Catalog<T> {
     ///
     /// O(n·c) for the id's n versions and the range's c comparators, stopping at the first
     /// (highest) match; a hash lookup per tenant and id; no allocation on success.
-    pub fn resolve<'a>(
-        &'a self,
+    pub fn resolve(
+        &self,
         tenant: &str,
-        id: &'a str,
+        id: &str,
         range: &ToolRange,
-    ) -> Result<Resolved<'a, T>, ResolveError> {
-        let Some(versions) = self.versions_of(tenant, id) else {
+    ) -> Result<Resolved<'_, T>, ResolveError> {
+        let Some((id, versions)) = self.versions_of(tenant, id) else {
             return Err(ResolveError::ToolNotFound { id: id.to_owned() });
         };
         let parsed = range
@@ -610,13 +613,13 @@ impl<T> Catalog<T> {
     /// # Errors
     ///
     /// As [`Catalog::resolve`], except that the range cannot be invalid.
-    pub fn resolve_range<'a>(
-        &'a self,
+    pub fn resolve_range(
+        &self,
         tenant: &str,
-        id: &'a str,
+        id: &str,
         range: &Range,
-    ) -> Result<Resolved<'a, T>, ResolveError> {
-        let Some(versions) = self.versions_of(tenant, id) else {
+    ) -> Result<Resolved<'_, T>, ResolveError> {
+        let Some((id, versions)) = self.versions_of(tenant, id) else {
             return Err(ResolveError::ToolNotFound { id: id.to_owned() });
         };
         match versions
@@ -639,13 +642,13 @@ impl<T> Catalog<T> {
     ///
     /// [`ResolveError::ToolNotFound`] when the tenant has no version of `id`;
     /// [`ResolveError::ToolVersionNotFound`] when it has others but not this one.
-    pub fn get_exact<'a>(
-        &'a self,
+    pub fn get_exact(
+        &self,
         tenant: &str,
-        id: &'a str,
+        id: &str,
         version: &Version,
-    ) -> Result<Resolved<'a, T>, ResolveError> {
-        let Some(versions) = self.versions_of(tenant, id) else {
+    ) -> Result<Resolved<'_, T>, ResolveError> {
+        let Some((id, versions)) = self.versions_of(tenant, id) else {
             return Err(ResolveError::ToolNotFound { id: id.to_owned() });
         };
         versions
@@ -663,8 +666,9 @@ impl<T> Catalog<T> {
     /// The highest active version of `id`, prereleases included: what upstream picks when a
     /// reference has no range at all (`latestVersion`, spec §1.2 step 1). `None` when there is
     /// none.
-    pub fn latest<'a>(&'a self, tenant: &str, id: &'a str) -> Option<Resolved<'a, T>> {
-        self.versions_of(tenant, id)?
+    pub fn latest(&self, tenant: &str, id: &str) -> Option<Resolved<'_, T>> {
+        let (id, versions) = self.versions_of(tenant, id)?;
+        versions
             .entries
             .iter()
             .find(|e| !e.retired)
@@ -689,12 +693,12 @@ impl<T> Catalog<T> {
     ///
     /// The message, when the id has no active version or none satisfies the range (a range that
     /// does not parse gets the same message, as upstream).
-    pub fn pin<'a>(
-        &'a self,
+    pub fn pin(
+        &self,
         tenant: &str,
-        id: &'a str,
+        id: &str,
         range: &ToolRange,
-    ) -> Result<Resolved<'a, T>, String> {
+    ) -> Result<Resolved<'_, T>, String> {
         match self.resolve(tenant, id, range) {
             Ok(hit) => Ok(hit),
             Err(_) => {
