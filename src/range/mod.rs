@@ -495,7 +495,8 @@ impl std::error::Error for RangeError {}
 /// A parsed npm range: alternatives (`||`) of comparator sets. See the [module docs](self).
 ///
 /// `Display` prints npm's canonical form, exactly what `semver.validRange` returns;
-/// parsing that text again gives an equal `Range`.
+/// parsing that text again gives an equal `Range`, with one npm quirk: a written `>=v0.0.0`
+/// prints as `>=0.0.0`, which npm (and this parser) then reads as `*`, the same versions.
 ///
 /// # Examples
 ///
