@@ -157,6 +157,46 @@ impl ResolveError {
         }
     }
 
+    /// The code this error has when it fails a turn at run start (spec §1.4): a missing tool
+    /// is `unresolved-tool`; a broken or unsatisfiable range is `tool-version-unresolvable`;
+    /// anything else (an exact version that is gone) is `unresolved-tool`.
+    pub fn run_start_code(&self) -> &'static str {
+        match self {
+            ResolveError::InvalidVersionRange { .. }
+            | ResolveError::ToolVersionUnresolvable { .. } => "tool-version-unresolvable",
+            ResolveError::ToolNotFound { .. } | ResolveError::ToolVersionNotFound { .. } => {
+                "unresolved-tool"
+            }
+        }
+    }
+
+    /// The message of that turn failure (spec §1.4): for a missing tool
+    /// `Tool "<id>" declared by agent "<agent id>" is not registered`, otherwise this error's
+    /// own message. (Pinned versions that are gone have their own messages upstream; they are
+    /// the caller's, since only it knows the pin.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::catalog::{Catalog, ToolRange};
+    ///
+    /// let catalog: Catalog<()> = Catalog::new();
+    /// let err = catalog.resolve("t", "acme.lookup", &ToolRange::new("^1")).unwrap_err();
+    /// assert_eq!(err.run_start_code(), "unresolved-tool");
+    /// assert_eq!(
+    ///     err.run_start_message("acme.intake"),
+    ///     "Tool \"acme.lookup\" declared by agent \"acme.intake\" is not registered"
+    /// );
+    /// ```
+    pub fn run_start_message(&self, agent_id: &str) -> String {
+        match self {
+            ResolveError::ToolNotFound { id } => {
+                format!("Tool \"{id}\" declared by agent \"{agent_id}\" is not registered")
+            }
+            other => other.to_string(),
+        }
+    }
+
     /// The tool id the lookup was for.
     pub fn id(&self) -> &str {
         match self {
@@ -312,24 +352,76 @@ struct Entry<T> {
     value: T,
 }
 
-/// One tool id's versions, highest first.
+/// One tool id's versions, highest first, with two indexes rebuilt on every change (versions
+/// are inserted once and resolved many times):
 ///
-/// `keys` runs parallel to `entries`: the [`pack_release`] key of an active release, or a
-/// sentinel. Resolving scans this small array (8 bytes a version) with integer comparisons and
-/// touches an entry only for the winner or a version that does not pack.
+/// - `releases`: the active releases whose numbers pack ([`pack_release`]), as `(key, entry
+///   index)` in the same descending order, so a range's key intervals
+///   ([`Range::release_intervals`]) are found by binary search;
+/// - `others`: the entry indexes of the remaining active versions (prereleases, huge numbers),
+///   checked one by one with [`Range::satisfies`].
 #[derive(Debug, Clone)]
 struct Versions<T> {
     entries: Vec<Entry<T>>,
-    keys: Vec<u64>,
+    releases: Vec<(u64, u32)>,
+    others: Vec<u32>,
 }
 
-/// `keys` value of a retired version (real keys stay below 2⁶¹).
-const RETIRED: u64 = u64::MAX;
-/// `keys` value of an active version that does not pack (a prerelease or a huge number).
-const UNPACKED: u64 = u64::MAX - 1;
+impl<T> Versions<T> {
+    fn reindex(&mut self) {
+        self.releases.clear();
+        self.others.clear();
+        for (i, e) in self.entries.iter().enumerate() {
+            if e.retired {
+                continue;
+            }
+            // More than 4 billion versions of one tool cannot be inserted in practice; saturate.
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            match pack_release(&e.version) {
+                Some(key) => self.releases.push((key, index)),
+                None => self.others.push(index),
+            }
+        }
+    }
 
-fn key_of(version: &Version) -> u64 {
-    pack_release(version).unwrap_or(UNPACKED)
+    /// Index of the highest active entry satisfying `range`.
+    ///
+    /// O(a·log n) for a range of a alternatives over n releases, plus one check per prerelease.
+    fn best(&self, range: &Range) -> Option<usize> {
+        let Some(intervals) = range.release_intervals() else {
+            return self
+                .entries
+                .iter()
+                .position(|e| !e.retired && range.satisfies(&e.version));
+        };
+        // `releases` is descending: skip the keys above `hi`; the next one is the largest
+        // candidate of this interval. Entries are sorted the same way, so the smallest index
+        // is the highest version.
+        let mut best = intervals
+            .filter_map(|(lo, hi)| {
+                let at = self.releases.partition_point(|&(key, _)| key > hi);
+                self.releases
+                    .get(at)
+                    .filter(|&&(key, _)| key >= lo)
+                    .map(|&(_, index)| index as usize)
+            })
+            .min();
+        for &index in &self.others {
+            let index = index as usize;
+            if best.is_some_and(|b| b < index) {
+                break;
+            }
+            if self
+                .entries
+                .get(index)
+                .is_some_and(|e| range.satisfies(&e.version))
+            {
+                best = Some(index);
+                break;
+            }
+        }
+        best
+    }
 }
 
 /// The order entries are kept in: highest precedence first; among equal precedence (build
@@ -402,7 +494,8 @@ impl<T> Catalog<T> {
         let tools = self.tenants.entry(tenant.to_owned()).or_default();
         let versions = tools.entry(id.to_owned()).or_insert_with(|| Versions {
             entries: Vec::new(),
-            keys: Vec::new(),
+            releases: Vec::new(),
+            others: Vec::new(),
         });
         match versions
             .entries
@@ -413,7 +506,6 @@ impl<T> Catalog<T> {
                 version,
             }),
             Err(at) => {
-                versions.keys.insert(at, key_of(&version));
                 versions.entries.insert(
                     at,
                     Entry {
@@ -422,6 +514,7 @@ impl<T> Catalog<T> {
                         value,
                     },
                 );
+                versions.reindex();
                 Ok(())
             }
         }
@@ -439,18 +532,21 @@ impl<T> Catalog<T> {
         {
             Ok(at) => {
                 versions.entries[at].retired = true;
-                versions.keys[at] = RETIRED;
+                versions.reindex();
                 true
             }
             Err(_) => false,
         }
     }
 
-    fn versions_of(&self, tenant: &str, id: &str) -> Option<&Versions<T>> {
+    /// The id as stored (so results borrow the catalog, not the caller's string) and its
+    /// versions, if it has any.
+    fn versions_of(&self, tenant: &str, id: &str) -> Option<(&str, &Versions<T>)> {
         self.tenants
             .get(tenant)?
-            .get(id)
-            .filter(|v| !v.entries.is_empty())
+            .get_key_value(id)
+            .filter(|(_, v)| !v.entries.is_empty())
+            .map(|(k, v)| (k.as_str(), v))
     }
 
     fn resolved<'a>(&'a self, id: &'a str, e: &'a Entry<T>) -> Resolved<'a, T> {
@@ -477,13 +573,13 @@ impl<T> Catalog<T> {
     ///
     /// O(n·c) for the id's n versions and the range's c comparators, stopping at the first
     /// (highest) match; a hash lookup per tenant and id; no allocation on success.
-    pub fn resolve<'a>(
-        &'a self,
+    pub fn resolve(
+        &self,
         tenant: &str,
-        id: &'a str,
+        id: &str,
         range: &ToolRange,
-    ) -> Result<Resolved<'a, T>, ResolveError> {
-        let Some(versions) = self.versions_of(tenant, id) else {
+    ) -> Result<Resolved<'_, T>, ResolveError> {
+        let Some((id, versions)) = self.versions_of(tenant, id) else {
             return Err(ResolveError::ToolNotFound { id: id.to_owned() });
         };
         let parsed = range
@@ -493,20 +589,12 @@ impl<T> Catalog<T> {
                 range: range.text().to_owned(),
                 error: error.clone(),
             })?;
-        // Highest first, so the first match is npm's maxSatisfying.
+        // The highest satisfying version is npm's maxSatisfying.
         let hit = versions
-            .keys
-            .iter()
-            .zip(&versions.entries)
-            .find(|(key, e)| match **key {
-                RETIRED => false,
-                UNPACKED => parsed.satisfies(&e.version),
-                key => parsed
-                    .satisfies_packed(key)
-                    .unwrap_or_else(|| parsed.satisfies(&e.version)),
-            });
-        hit.map(|(_, e)| self.resolved(id, e)).ok_or_else(|| {
-            ResolveError::ToolVersionUnresolvable {
+            .best(parsed)
+            .and_then(|index| versions.entries.get(index));
+        hit.map(|e| self.resolved(id, e))
+            .ok_or_else(|| ResolveError::ToolVersionUnresolvable {
                 id: id.to_owned(),
                 range: range.text().to_owned(),
                 available_versions: versions
@@ -515,8 +603,36 @@ impl<T> Catalog<T> {
                     .filter(|e| !e.retired)
                     .map(|e| e.version.clone())
                     .collect(),
-            }
-        })
+            })
+    }
+
+    /// [`Catalog::resolve`] for a caller that holds only a parsed [`Range`]: error messages
+    /// quote its canonical form (`>=1.0.0 <2.0.0-0`) instead of the text as written, which
+    /// costs an allocation on failure only.
+    ///
+    /// # Errors
+    ///
+    /// As [`Catalog::resolve`], except that the range cannot be invalid.
+    pub fn resolve_range(
+        &self,
+        tenant: &str,
+        id: &str,
+        range: &Range,
+    ) -> Result<Resolved<'_, T>, ResolveError> {
+        let Some((id, versions)) = self.versions_of(tenant, id) else {
+            return Err(ResolveError::ToolNotFound { id: id.to_owned() });
+        };
+        match versions
+            .best(range)
+            .and_then(|index| versions.entries.get(index))
+        {
+            Some(e) => Ok(self.resolved(id, e)),
+            None => Err(ResolveError::ToolVersionUnresolvable {
+                id: id.to_owned(),
+                range: range.to_string(),
+                available_versions: self.versions(tenant, id).cloned().collect(),
+            }),
+        }
     }
 
     /// The exact version of `id`, retired or not (the upstream `getVersion`, used for pins).
@@ -526,13 +642,13 @@ impl<T> Catalog<T> {
     ///
     /// [`ResolveError::ToolNotFound`] when the tenant has no version of `id`;
     /// [`ResolveError::ToolVersionNotFound`] when it has others but not this one.
-    pub fn get_exact<'a>(
-        &'a self,
+    pub fn get_exact(
+        &self,
         tenant: &str,
-        id: &'a str,
+        id: &str,
         version: &Version,
-    ) -> Result<Resolved<'a, T>, ResolveError> {
-        let Some(versions) = self.versions_of(tenant, id) else {
+    ) -> Result<Resolved<'_, T>, ResolveError> {
+        let Some((id, versions)) = self.versions_of(tenant, id) else {
             return Err(ResolveError::ToolNotFound { id: id.to_owned() });
         };
         versions
@@ -550,8 +666,9 @@ impl<T> Catalog<T> {
     /// The highest active version of `id`, prereleases included: what upstream picks when a
     /// reference has no range at all (`latestVersion`, spec §1.2 step 1). `None` when there is
     /// none.
-    pub fn latest<'a>(&'a self, tenant: &str, id: &'a str) -> Option<Resolved<'a, T>> {
-        self.versions_of(tenant, id)?
+    pub fn latest(&self, tenant: &str, id: &str) -> Option<Resolved<'_, T>> {
+        let (id, versions) = self.versions_of(tenant, id)?;
+        versions
             .entries
             .iter()
             .find(|e| !e.retired)
@@ -576,12 +693,12 @@ impl<T> Catalog<T> {
     ///
     /// The message, when the id has no active version or none satisfies the range (a range that
     /// does not parse gets the same message, as upstream).
-    pub fn pin<'a>(
-        &'a self,
+    pub fn pin(
+        &self,
         tenant: &str,
-        id: &'a str,
+        id: &str,
         range: &ToolRange,
-    ) -> Result<Resolved<'a, T>, String> {
+    ) -> Result<Resolved<'_, T>, String> {
         match self.resolve(tenant, id, range) {
             Ok(hit) => Ok(hit),
             Err(_) => {
@@ -707,6 +824,85 @@ mod tests {
         );
         assert!(only.latest("t", "rng").is_none());
         assert!(only.get_exact("t", "rng", &v("2.0.0")).is_ok());
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        const RANGES: &[&str] = &[
+            "*",
+            "^1.2",
+            "~0.1.3",
+            "1.x || >=3.1.0",
+            ">1.0.0 <2.3.0",
+            "1.0.0 - 2.1",
+            "=2.2.2",
+            ">=1.2.3-beta.0 <1.3",
+            "^0.0.1",
+            "<0.0.0-0",
+            ">=0.0.0",
+            "^2.0.0-rc.1",
+            "<=1.1.1 || 3",
+        ];
+
+        fn version() -> impl Strategy<Value = Version> {
+            (
+                0u64..4,
+                0u64..4,
+                0u64..4,
+                prop_oneof![Just(""), Just("-beta.1"), Just("-rc.1")],
+            )
+                .prop_map(|(a, b, c, pre)| v(&format!("{a}.{b}.{c}{pre}")))
+        }
+
+        proptest! {
+            /// The indexed resolve agrees with a plain scan: npm's max_satisfying over the
+            /// active versions, highest first.
+            #[test]
+            fn resolve_matches_a_linear_scan(
+                versions in proptest::collection::btree_set(version(), 1..20),
+                retire in proptest::collection::vec(any::<bool>(), 20),
+                range in proptest::sample::select(RANGES),
+            ) {
+                let mut c = Catalog::new();
+                for version in &versions {
+                    c.insert("t", "x", version.clone(), ()).unwrap();
+                }
+                for (version, retire) in versions.iter().zip(&retire) {
+                    if *retire {
+                        c.retire("t", "x", version);
+                    }
+                }
+                let tool_range = ToolRange::new(range);
+                let active: Vec<&Version> = c.versions("t", "x").collect();
+                let want = tool_range.range().unwrap().max_satisfying(active.iter().copied());
+                let got = c.resolve("t", "x", &tool_range).ok().map(|r| r.version);
+                prop_assert_eq!(got, want, "{}", range);
+            }
+        }
+    }
+
+    #[test]
+    fn run_start_mapping_and_canonical_resolve() {
+        let c = catalog(&["1.0.0", "1.1.0"]);
+        let range = Range::parse("~1.0").unwrap();
+        assert_eq!(
+            c.resolve_range("t", "rng", &range).unwrap().version,
+            &v("1.0.0")
+        );
+        let e = c
+            .resolve_range("t", "rng", &Range::parse("^2").unwrap())
+            .unwrap_err();
+        assert_eq!(e.run_start_code(), "tool-version-unresolvable");
+        assert_eq!(
+            e.run_start_message("a"),
+            "Tool \"rng\" has no version satisfying \">=2.0.0 <3.0.0-0\" (available: 1.1.0, 1.0.0)"
+        );
+        let e = c.resolve("t", "rng", &ToolRange::new("nope")).unwrap_err();
+        assert_eq!(e.run_start_code(), "tool-version-unresolvable");
+        let e = c.get_exact("t", "rng", &v("9.0.0")).unwrap_err();
+        assert_eq!(e.run_start_code(), "unresolved-tool");
     }
 
     #[test]

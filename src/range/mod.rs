@@ -175,11 +175,12 @@ impl Op {
 /// Its version never carries build metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Comparator {
+    /// The version's packed key (see [`pack_release`]; the low bit is clear for a prerelease),
+    /// or [`NO_KEY`] when a number is too large to pack. First, so that the derived equality
+    /// (used to drop duplicates while parsing) usually decides on one integer.
+    key: u64,
     op: Op,
     version: Version,
-    /// The version's packed key (see [`pack_release`]; the low bit is clear for a prerelease),
-    /// or [`NO_KEY`] when a number is too large to pack.
-    key: u64,
 }
 
 /// [`Comparator::key`] of a version that does not pack.
@@ -494,7 +495,8 @@ impl std::error::Error for RangeError {}
 /// A parsed npm range: alternatives (`||`) of comparator sets. See the [module docs](self).
 ///
 /// `Display` prints npm's canonical form, exactly what `semver.validRange` returns;
-/// parsing that text again gives an equal `Range`.
+/// parsing that text again gives an equal `Range`, with one npm quirk: a written `>=v0.0.0`
+/// prints as `>=0.0.0`, which npm (and this parser) then reads as `*`, the same versions.
 ///
 /// # Examples
 ///
@@ -625,6 +627,49 @@ impl Range {
         }
         self.alternatives()
             .any(|set| self.set_satisfied(set, version))
+    }
+
+    /// The releases the range admits, as inclusive intervals of [`pack_release`] keys, one per
+    /// alternative (an empty interval has `lo > hi`). A release satisfies the range exactly when
+    /// its key lies in one of them, so a sorted list of keys can be searched instead of scanned.
+    /// `None` when a comparator's numbers are too large to pack.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::range::{pack_release, parse_version, Range};
+    ///
+    /// let range = Range::parse("~1.2")?;
+    /// let (lo, hi) = range.release_intervals().unwrap().next().unwrap();
+    /// let key = |v: &str| pack_release(&parse_version(v).unwrap()).unwrap();
+    /// assert!(lo <= key("1.2.9") && key("1.2.9") <= hi);
+    /// assert!(key("1.3.0") > hi);
+    /// # Ok::<(), runstart::range::RangeError>(())
+    /// ```
+    pub fn release_intervals(&self) -> Option<impl Iterator<Item = (u64, u64)> + '_> {
+        if !self.packable {
+            return None;
+        }
+        Some(self.alternatives().map(|set| {
+            let (mut lo, mut hi) = (0u64, u64::MAX);
+            for c in set {
+                let (l, h) = match c.op {
+                    Op::Any => (0, u64::MAX),
+                    Op::Exact => (c.key, c.key),
+                    Op::Greater => (c.key.saturating_add(1), u64::MAX),
+                    Op::GreaterEq => (c.key, u64::MAX),
+                    // `<0.0.0-0` has key 0: nothing is below it.
+                    Op::Less => match c.key.checked_sub(1) {
+                        Some(h) => (0, h),
+                        None => (1, 0),
+                    },
+                    Op::LessEq => (0, c.key),
+                };
+                lo = lo.max(l);
+                hi = hi.min(h);
+            }
+            (lo, hi)
+        }))
     }
 
     /// [`Range::satisfies`] for a release version (no prerelease) given as its

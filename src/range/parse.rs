@@ -63,7 +63,7 @@ fn normalize(input: &str) -> Result<Cow<'_, [u8]>, RangeError> {
             out.push(b' ');
             pending_space = false;
         }
-        out.push(c as u8);
+        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
     }
     Ok(Cow::Owned(out))
 }
@@ -565,7 +565,7 @@ fn alternative(part: &[u8], ctx: &Ctx, out: &mut Vec<Comparator>) -> Result<(), 
     }
     dedupe(out, start);
     // `*` next to other comparators adds nothing; npm drops it.
-    if out.len() - start > 1 {
+    if out.len() - start > 1 && out[start..].iter().any(|c| c.op == Op::Any) {
         let mut kept = start;
         for i in start..out.len() {
             if out[i].op != Op::Any {

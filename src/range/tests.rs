@@ -89,6 +89,16 @@ fn quirks() {
 }
 
 #[test]
+fn gte0_is_read_by_its_exact_text() {
+    // npm's replaceGTE0 matches the text `>=0.0.0` only, so `>=v0.0.0` stays a comparator
+    // and its canonical form is not a fixed point (proptest finding, kept as npm has it).
+    assert_eq!(canon(">=v0.0.0"), ">=0.0.0");
+    assert_eq!(canon(">=0.0.0"), "*");
+    assert_eq!(canon("v0.0.0 - 0"), ">=0.0.0 <1.0.0-0");
+    assert_eq!(canon(">=0.0.0 <1.0.0-0"), "<1.0.0-0");
+}
+
+#[test]
 fn errors_carry_code_and_kind() {
     let e = Range::parse("^1.0.0 || nope").unwrap_err();
     assert_eq!(e.code(), "invalid-version-range");
@@ -278,16 +288,64 @@ mod props {
             })
     }
 
+    /// The canonical form parses back to the same range. One npm quirk is allowed: a written
+    /// `>=v0.0.0` (or a hyphen range from `v0.0.0`) prints as `>=0.0.0`, which npm's
+    /// `replaceGTE0` then reads as `*` (by its exact text). That changes the comparators, not
+    /// the versions admitted, and the form after that is a fixed point.
+    fn check_round_trip(range: &Range, options: RangeOptions) -> Result<(), TestCaseError> {
+        let canonical = range.to_string();
+        let again = Range::parse_with(&canonical, options).expect("canonical form parses");
+        if &again != range {
+            prop_assert!(
+                !options.include_prerelease && canonical.contains(">=0.0.0"),
+                "{:?} re-parses as {:?}",
+                canonical,
+                again.to_string()
+            );
+            for v in [
+                "0.0.0",
+                "0.0.1",
+                "1.2.3",
+                "1.2.3-beta.1",
+                "3.0.0",
+                "0.0.0-0",
+            ] {
+                let v = parse_version(v).expect("valid");
+                prop_assert_eq!(
+                    again.satisfies(&v),
+                    range.satisfies(&v),
+                    "{} {}",
+                    canonical,
+                    v
+                );
+            }
+            let third = Range::parse_with(&again.to_string(), options).expect("parses");
+            prop_assert_eq!(third, again);
+        }
+        Ok(())
+    }
+
     proptest! {
         #[test]
         fn canonical_form_round_trips(text in range_text(), include_prerelease in any::<bool>()) {
             let options = RangeOptions::new().with_include_prerelease(include_prerelease);
             if let Ok(range) = Range::parse_with(&text, options) {
-                let canonical = range.to_string();
-                let again = Range::parse_with(&canonical, options).expect("canonical form parses");
-                prop_assert_eq!(&again, &range, "{:?} -> {:?}", text, canonical);
-                prop_assert_eq!(again.to_string(), canonical);
+                check_round_trip(&range, options)?;
             }
+        }
+
+        /// Any text at all: no panic, and whatever parses round-trips through its canonical
+        /// form.
+        #[test]
+        fn arbitrary_text_never_panics(
+            text in "[ -~\t\u{a0}\u{3000}\u{feff}é]{0,60}|[0-9xX*.v=<>~^| +-]{0,60}",
+            include_prerelease in any::<bool>(),
+        ) {
+            let options = RangeOptions::new().with_include_prerelease(include_prerelease);
+            if let Ok(range) = Range::parse_with(&text, options) {
+                check_round_trip(&range, options)?;
+            }
+            let _ = parse_version(&text);
         }
 
         #[test]
@@ -303,6 +361,10 @@ mod props {
                 prop_assert_eq!(range.satisfies(v), reference, "{} {}", text, v);
                 if let Some(key) = pack_release(v) {
                     prop_assert_eq!(range.satisfies_packed(key), Some(reference), "{} {}", text, v);
+                    let in_interval = range
+                        .release_intervals()
+                        .map(|mut it| it.any(|(lo, hi)| lo <= key && key <= hi));
+                    prop_assert_eq!(in_interval, Some(reference), "{} {}", text, v);
                 }
             }
         }
