@@ -68,6 +68,16 @@ fn run(path: &str, routed: impl Fn(&RouteInput, &mut Scratch) -> Value) {
             err_cases += 1;
         }
         let got = normalize(&routed(&input, &mut scratch));
+        // Expected errors read back into the typed error and serialize to the same JSON.
+        if let Some(err) = case["expected"].get("err") {
+            let typed: runstart::route::CapabilityUnsatisfiable =
+                serde_json::from_value(err.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(
+                normalize(&serde_json::to_value(&typed).expect("serializable")),
+                normalize(err),
+                "{name}"
+            );
+        }
         if got == expected {
             pass += 1;
         } else {

@@ -129,6 +129,12 @@ pub struct RouteSnapshot {
     provider_syms: Vec<(u32, u32, bool)>,
 }
 
+// The lead shares snapshots across threads behind an `ArcSwap`: keep them `Send + Sync`.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<RouteSnapshot>();
+};
+
 /// What a snapshot route call reads besides the providers: the capability, the optional
 /// tenant policy and the optional hints (spec §1.6).
 #[derive(Debug, Clone, Copy)]
