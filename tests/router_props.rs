@@ -153,7 +153,7 @@ fn input() -> impl Strategy<Value = RouteInput> {
         option::of(vec(
             (
                 pick(ATTRS),
-                prop::sample::select(&[-1.0, 0.0, 0.5, 1.0, 2.0][..]),
+                prop::sample::select(&[-1.0, 0.0, -0.0, 0.5, 1.0, 2.0, 1e308, -1e308][..]),
             )
                 .prop_map(|(feature, weight)| Preference { feature, weight }),
             // Past six preferences the snapshot ranks by a different algorithm; cover both.
