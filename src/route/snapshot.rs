@@ -9,7 +9,7 @@ use super::wire::{
     Capability, ComparisonOp, ModelInfo, ProviderMetadata, Requirement, RouteInput,
     RoutingDecision, TenantPolicy, UpperBoundOp,
 };
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// The part of a row the filter reads, kept apart (32 bytes) so the filter streams half the
 /// memory of full rows.
@@ -33,13 +33,17 @@ struct SymTable {
 }
 
 impl SymTable {
-    fn build<'a>(strings: impl IntoIterator<Item = &'a str>) -> (SymTable, BTreeMap<&'a str, u32>) {
-        let mut map = BTreeMap::new();
+    /// Interns `strings` (first occurrence numbered first). Compile-time only: the hash map
+    /// it returns is dropped before any route runs.
+    fn build<'a>(strings: impl IntoIterator<Item = &'a str>) -> (SymTable, HashMap<&'a str, u32>) {
+        let mut map = HashMap::new();
         for s in strings {
             let next = u32::try_from(map.len()).unwrap_or(u32::MAX);
             map.entry(s).or_insert(next);
         }
-        let entries = map.iter().map(|(s, i)| (Box::from(*s), *i)).collect();
+        let mut entries: Vec<(Box<str>, u32)> =
+            map.iter().map(|(s, i)| (Box::from(*s), *i)).collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         (SymTable { entries }, map)
     }
 
@@ -364,24 +368,29 @@ impl RouteSnapshot {
                 .chain(p.attributes.iter().flatten().map(String::as_str))
         }));
         let words = tags.len().div_ceil(64).max(1);
-        let sym = |map: &BTreeMap<&str, u32>, s: &str| map.get(s).copied().unwrap_or(NO_SYM);
+        let sym = |map: &HashMap<&str, u32>, s: &str| map.get(s).copied().unwrap_or(NO_SYM);
         let pid_rank = collation_ranks(&pid_map);
         let mname_rank = collation_ranks(&mname_map);
         let rank_of =
             |ranks: &[u32], sym: u32| ranks.get(sym as usize).copied().unwrap_or(u32::MAX);
         let mut staged: Vec<Staged> = Vec::new();
+        // Reused per model: one allocation each for the whole compile.
+        let (mut feat, mut tag) = (Vec::with_capacity(words), Vec::with_capacity(words));
         for (pi, p) in providers.iter().enumerate() {
             let mut attr = vec![0u64; words];
             for a in p.attributes.iter().flatten() {
                 set_bit(&mut attr, sym(&tag_map, a));
             }
+            let pid = sym(&pid_map, &p.id);
+            let kind = sym(&kind_map, p.kind_or_default());
             for (mi, m) in p.models.iter().enumerate() {
-                let mut feat = vec![0u64; words];
+                feat.clear();
+                feat.resize(words, 0);
                 for f in &m.features {
                     set_bit(&mut feat, sym(&tag_map, f));
                 }
-                let tag: Vec<u64> = feat.iter().zip(&attr).map(|(f, a)| f | a).collect();
-                let pid = sym(&pid_map, &p.id);
+                tag.clear();
+                tag.extend(feat.iter().zip(&attr).map(|(f, a)| f | a));
                 let mname = sym(&mname_map, &m.name);
                 let is_default = p.default_model.as_deref() == Some(m.name.as_str());
                 let row = Row {
@@ -392,7 +401,7 @@ impl RouteSnapshot {
                     p95: m.p95_latency_ms.unwrap_or(f64::NAN),
                     pid,
                     mname,
-                    kind: sym(&kind_map, p.kind_or_default()),
+                    kind,
                     provider: u32::try_from(pi).unwrap_or(u32::MAX),
                     model: u32::try_from(mi).unwrap_or(u32::MAX),
                     fallback: p.fallback,
@@ -948,7 +957,7 @@ impl RouteSnapshot {
 
 /// Dense collation ranks of interned strings, indexed by symbol: equal-comparing strings
 /// (ignorable code points) share a rank, so the integer order is exactly `localeCompare`'s.
-fn collation_ranks(map: &BTreeMap<&str, u32>) -> Vec<u32> {
+fn collation_ranks(map: &HashMap<&str, u32>) -> Vec<u32> {
     let mut by_collation: Vec<(&str, u32)> = map.iter().map(|(s, i)| (*s, *i)).collect();
     by_collation.sort_by(|a, b| super::collate::compare(a.0, b.0));
     let mut ranks = vec![0u32; map.len()];
