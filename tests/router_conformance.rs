@@ -68,6 +68,16 @@ fn run(path: &str, routed: impl Fn(&RouteInput, &mut Scratch) -> Value) {
             err_cases += 1;
         }
         let got = normalize(&routed(&input, &mut scratch));
+        // Expected errors read back into the typed error and serialize to the same JSON.
+        if let Some(err) = case["expected"].get("err") {
+            let typed: runstart::route::CapabilityUnsatisfiable =
+                serde_json::from_value(err.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(
+                normalize(&serde_json::to_value(&typed).expect("serializable")),
+                normalize(err),
+                "{name}"
+            );
+        }
         if got == expected {
             pass += 1;
         } else {
@@ -133,4 +143,58 @@ fn conformance_cli_jsonl() {
         cases.len()
     );
     assert_eq!(agree, cases.len());
+}
+
+/// `--input` and `--explain` on single cases: output shape and exit statuses 0, 1 and 2.
+#[test]
+fn cli_input_and_explain_exit_statuses() {
+    use std::process::Command;
+    let Some(text) = util::shared_file("conformance/router/cases.jsonl") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("runstart-route-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cases: Vec<Value> = text
+        .lines()
+        .take(4)
+        .map(|l| serde_json::from_str(l).expect("case is JSON"))
+        .collect();
+    let run = |case: &Value, extra: &[&str]| {
+        let path = dir.join("input.json");
+        std::fs::write(&path, case["input"].to_string()).expect("write input");
+        let mut args = vec!["route", "--input", path.to_str().expect("UTF-8 temp path")];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_runstart"))
+            .args(&args)
+            .output()
+            .expect("runstart runs")
+    };
+    // Case 0 routes; case 3 is the unknown-kind error.
+    let ok = run(&cases[0], &[]);
+    assert_eq!(ok.status.code(), Some(0));
+    let got: Value = serde_json::from_slice(&ok.stdout).expect("JSON");
+    assert_eq!(normalize(&got), normalize(&cases[0]["expected"]));
+    let err = run(&cases[3], &[]);
+    assert_eq!(err.status.code(), Some(1));
+    let got: Value = serde_json::from_slice(&err.stdout).expect("JSON");
+    assert_eq!(normalize(&got), normalize(&cases[3]["expected"]));
+    let table = run(&cases[3], &["--explain"]);
+    assert_eq!(table.status.code(), Some(1));
+    let table = String::from_utf8(table.stdout).expect("UTF-8");
+    assert!(table.contains("llm-a/llm-a/model-v1"), "{table}");
+    assert!(table.contains("(capability-kind-mismatch)"), "{table}");
+    let json = run(&cases[0], &["--explain", "--format", "json"]);
+    assert_eq!(json.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(json["tuples"][0]["rank"], 0);
+    let missing = Command::new(env!("CARGO_BIN_EXE_runstart"))
+        .args([
+            "route",
+            "--input",
+            dir.join("absent.json").to_str().expect("UTF-8"),
+        ])
+        .output()
+        .expect("runstart runs");
+    assert_eq!(missing.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
 }

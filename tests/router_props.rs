@@ -153,10 +153,11 @@ fn input() -> impl Strategy<Value = RouteInput> {
         option::of(vec(
             (
                 pick(ATTRS),
-                prop::sample::select(&[-1.0, 0.0, 0.5, 1.0, 2.0][..]),
+                prop::sample::select(&[-1.0, 0.0, -0.0, 0.5, 1.0, 2.0, 1e308, -1e308][..]),
             )
                 .prop_map(|(feature, weight)| Preference { feature, weight }),
-            0..3,
+            // Past six preferences the snapshot ranks by a different algorithm; cover both.
+            0..9,
         )),
         vec(provider(), 0..6),
         option::of(policy()),

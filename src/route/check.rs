@@ -247,6 +247,17 @@ pub(crate) fn score(prefs: &[super::wire::Preference], p: &ProviderMetadata, m: 
     total
 }
 
+/// Orders scores descending, `0 == -0`, NaN after everything (a total order, unlike V8's
+/// NaN-as-equal comparator, spec §6.10).
+pub(crate) fn score_order(a: f64, b: f64) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        (false, false) => b.partial_cmp(&a).unwrap_or(std::cmp::Ordering::Equal),
+    }
+}
+
 /// Tuple key `<providerId>/<modelName>` as used in diagnostics.
 pub(crate) fn tuple_key(p: &ProviderMetadata, m: &ModelInfo) -> String {
     let mut k = String::with_capacity(p.id.len() + 1 + m.name.len());

@@ -4,8 +4,9 @@
 
 use super::numfmt::Js;
 use super::wire::{ComparisonOp, UpperBoundOp};
+use serde::de::Error as _;
 use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// Why one `(provider, model)` tuple failed one requirement (spec §1.9).
@@ -332,8 +333,130 @@ impl Serialize for RejectionReason {
     }
 }
 
+/// Every field any rejection carries, for reading one back.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawReason {
+    code: String,
+    #[serde(default)]
+    message: String,
+    observed: Option<serde_json::Value>,
+    wanted: Option<serde_json::Value>,
+    op: Option<String>,
+    feature: Option<String>,
+    observed_usd_per_1k: Option<f64>,
+    wanted_usd: Option<f64>,
+    observed_ms: Option<f64>,
+    wanted_ms: Option<f64>,
+    provider_id: Option<String>,
+    model_name: Option<String>,
+    allow: Option<Vec<String>>,
+    observed_usd: Option<f64>,
+    cap_usd: Option<f64>,
+}
+
+impl<'de> Deserialize<'de> for RejectionReason {
+    /// Reads upstream's object back. The tenant `maxTokensPerCall` rejection shares the
+    /// `context-window-mismatch` code and is told apart by its message.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let r = RawReason::deserialize(d)?;
+        fn need<T, E: serde::de::Error>(v: Option<T>, field: &str) -> Result<T, E> {
+            v.ok_or_else(|| E::custom(format_args!("missing field `{field}`")))
+        }
+        let text = |v: Option<serde_json::Value>, f: &str| -> Result<String, D::Error> {
+            need::<_, D::Error>(v.and_then(|v| v.as_str().map(str::to_owned)), f)
+        };
+        let num = |v: &Option<serde_json::Value>, f: &str| -> Result<f64, D::Error> {
+            need::<_, D::Error>(v.as_ref().and_then(serde_json::Value::as_f64), f)
+        };
+        let op = |o: &Option<String>| -> Result<ComparisonOp, D::Error> {
+            serde_json::from_value(serde_json::Value::String(need::<_, D::Error>(
+                o.clone(),
+                "op",
+            )?))
+            .map_err(D::Error::custom)
+        };
+        Ok(match r.code.as_str() {
+            "capability-kind-mismatch" => RejectionReason::CapabilityKindMismatch {
+                observed: text(r.observed, "observed")?,
+                wanted: text(r.wanted, "wanted")?,
+            },
+            "missing-feature" => RejectionReason::MissingFeature {
+                feature: need(r.feature, "feature")?,
+            },
+            "context-window-mismatch" if r.message.contains("tenant cap") => {
+                RejectionReason::TenantContextWindowBelowCap {
+                    observed: num(&r.observed, "observed")?,
+                    cap: num(&r.wanted, "wanted")?,
+                }
+            }
+            "context-window-mismatch" => RejectionReason::ContextWindowMismatch {
+                observed: num(&r.observed, "observed")?,
+                op: op(&r.op)?,
+                wanted: num(&r.wanted, "wanted")?,
+            },
+            "cost-exceeds-cap" => RejectionReason::CostExceedsCap {
+                observed_usd_per_1k: need(r.observed_usd_per_1k, "observedUsdPer1k")?,
+                op: op(&r.op)?,
+                wanted_usd: need(r.wanted_usd, "wantedUsd")?,
+            },
+            "region-mismatch" => RejectionReason::RegionMismatch {
+                observed: text(r.observed, "observed")?,
+                wanted: text(r.wanted, "wanted")?,
+            },
+            "p95-latency-unknown" => RejectionReason::P95LatencyUnknown,
+            "p95-latency-exceeds" => RejectionReason::P95LatencyExceeds {
+                observed_ms: need(r.observed_ms, "observedMs")?,
+                op: serde_json::from_value(serde_json::Value::String(need(r.op, "op")?))
+                    .map_err(D::Error::custom)?,
+                wanted_ms: need(r.wanted_ms, "wantedMs")?,
+            },
+            "provider-on-denylist" => RejectionReason::ProviderOnDenylist {
+                provider_id: need(r.provider_id, "providerId")?,
+            },
+            "provider-not-in-allowlist" => RejectionReason::ProviderNotInAllowlist {
+                provider_id: need(r.provider_id, "providerId")?,
+                allow: need(r.allow, "allow")?,
+            },
+            "model-on-denylist" => RejectionReason::ModelOnDenylist {
+                model_name: need(r.model_name, "modelName")?,
+            },
+            "model-not-in-allowlist" => RejectionReason::ModelNotInAllowlist {
+                model_name: need(r.model_name, "modelName")?,
+                allow: need(r.allow, "allow")?,
+            },
+            "tenant-denied" => RejectionReason::TenantDenied {
+                provider_id: need(r.provider_id, "providerId")?,
+            },
+            "tenant-not-allowed" => RejectionReason::TenantNotAllowed {
+                provider_id: need(r.provider_id, "providerId")?,
+            },
+            "tenant-model-denied" => RejectionReason::TenantModelDenied {
+                model_name: need(r.model_name, "modelName")?,
+            },
+            "tenant-model-not-allowed" => RejectionReason::TenantModelNotAllowed {
+                model_name: need(r.model_name, "modelName")?,
+            },
+            "tenant-region-not-allowed" => RejectionReason::TenantRegionNotAllowed {
+                observed: text(r.observed, "observed")?,
+                allow: need(r.allow, "allow")?,
+            },
+            "tenant-cost-cap-exceeded" => RejectionReason::TenantCostCapExceeded {
+                observed_usd: need(r.observed_usd, "observedUsd")?,
+                cap_usd: need(r.cap_usd, "capUsd")?,
+            },
+            "unknown-requirement" => RejectionReason::UnknownRequirement,
+            other => {
+                return Err(D::Error::custom(format_args!(
+                    "unknown rejection code `{other}`"
+                )));
+            }
+        })
+    }
+}
+
 /// One rejected tuple under one requirement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RejectingProvider {
     /// Tuple key `<providerId>/<modelName>` (upstream's name says provider; it is a tuple).
     pub id: String,
@@ -342,7 +465,7 @@ pub struct RejectingProvider {
 }
 
 /// One requirement that rejected at least one tuple (spec §2.6).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnsatisfiedRequirement {
     /// The requirement's label (spec §2.12), e.g. `feature:vision`.
@@ -383,6 +506,29 @@ impl fmt::Display for CapabilityUnsatisfiable {
 }
 
 impl std::error::Error for CapabilityUnsatisfiable {}
+
+impl<'de> Deserialize<'de> for CapabilityUnsatisfiable {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Raw {
+            code: String,
+            tenant_id: Option<String>,
+            reasons: Vec<UnsatisfiedRequirement>,
+        }
+        let raw = Raw::deserialize(d)?;
+        if raw.code != Self::CODE {
+            return Err(D::Error::custom(format_args!(
+                "expected code `{}`",
+                Self::CODE
+            )));
+        }
+        Ok(CapabilityUnsatisfiable {
+            tenant_id: raw.tenant_id,
+            reasons: raw.reasons,
+        })
+    }
+}
 
 impl Serialize for CapabilityUnsatisfiable {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -20,7 +20,8 @@
 //!   cannot knock out other tuples (spec §2.5, §6.2).
 //! - JSON `null` reads as absent (spec §6.6); comparison operators are enums, so an invalid op
 //!   fails parsing instead of silently rejecting (spec §6.7).
-//! - Non-finite scores (only reachable by overflowing weights) order after every finite score.
+//! - A NaN score (only reachable when weights sum to both +∞ and −∞) orders after every
+//!   other score, so the ranking stays a total order (spec §6.10).
 //!
 //! # Examples
 //!

@@ -100,10 +100,9 @@ pub(crate) fn ranked(
         let score = |i: usize| at(i).map_or(0.0, |(p, m)| check::score(prefs, p, m));
         let mut scored: Vec<(f64, usize)> = candidates.iter().map(|&i| (score(i), i)).collect();
         scored.sort_by(|a, b| {
-            // Descending; `==` ties (0 == -0) fall through to the tie-break.
-            b.0.partial_cmp(&a.0)
-                .unwrap_or(Ordering::Equal)
-                .then_with(|| order(a.1, b.1))
+            // Descending; `==` ties (0 == -0) fall through to the tie-break. NaN (only from
+            // +inf + -inf weights) sorts last, keeping the order total (spec §6.10).
+            check::score_order(a.0, b.0).then_with(|| order(a.1, b.1))
         });
         candidates = scored.into_iter().map(|(_, i)| i).collect();
     }

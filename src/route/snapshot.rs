@@ -9,7 +9,19 @@ use super::wire::{
     Capability, ComparisonOp, ModelInfo, ProviderMetadata, Requirement, RouteInput,
     RoutingDecision, TenantPolicy, UpperBoundOp,
 };
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+
+/// The part of a row the filter reads, kept apart (32 bytes) so the filter streams half the
+/// memory of full rows.
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    context_window: f64,
+    prompt_cost: f64,
+    /// NaN when unknown (see [`Row::p95`]).
+    p95: f64,
+    provider: u32,
+    mname: u32,
+}
 
 /// A row before sorting: (tie-break key, row, further feature words, further tag words).
 type Staged = ((u32, bool, u32), Row, Vec<u64>, Vec<u64>);
@@ -21,13 +33,17 @@ struct SymTable {
 }
 
 impl SymTable {
-    fn build<'a>(strings: impl IntoIterator<Item = &'a str>) -> (SymTable, BTreeMap<&'a str, u32>) {
-        let mut map = BTreeMap::new();
+    /// Interns `strings` (first occurrence numbered first). Compile-time only: the hash map
+    /// it returns is dropped before any route runs.
+    fn build<'a>(strings: impl IntoIterator<Item = &'a str>) -> (SymTable, HashMap<&'a str, u32>) {
+        let mut map = HashMap::new();
         for s in strings {
             let next = u32::try_from(map.len()).unwrap_or(u32::MAX);
             map.entry(s).or_insert(next);
         }
-        let entries = map.iter().map(|(s, i)| (Box::from(*s), *i)).collect();
+        let mut entries: Vec<(Box<str>, u32)> =
+            map.iter().map(|(s, i)| (Box::from(*s), *i)).collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         (SymTable { entries }, map)
     }
 
@@ -105,15 +121,23 @@ pub struct RouteSnapshot {
     extra_features: Vec<u64>,
     /// Per row, `words - 1` further words of the tag bitset.
     extra_tags: Vec<u64>,
+    /// The filter's columns of `rows`, same order.
+    hot: Vec<Hot>,
     /// `u64` words per row set (one bit per row).
     row_words: usize,
     /// Per kind symbol, the set of rows of that kind (`row_words` words each).
     kind_rows: Vec<u64>,
     /// Per tag symbol below 64, the set of rows whose model has that feature.
     feature_rows: Vec<u64>,
-    /// Per provider index: id, region and kind symbols.
-    provider_syms: Vec<(u32, u32)>,
+    /// Per provider index: id and region symbols, and whether it is a fallback.
+    provider_syms: Vec<(u32, u32, bool)>,
 }
+
+// The lead shares snapshots across threads behind an `ArcSwap`: keep them `Send + Sync`.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<RouteSnapshot>();
+};
 
 /// What a snapshot route call reads besides the providers: the capability, the optional
 /// tenant policy and the optional hints (spec §1.6).
@@ -167,7 +191,7 @@ pub struct Scratch {
     groups: Vec<(u128, u32)>,
     group_of: Vec<u8>,
     rowset: Vec<u64>,
-    provider_ok: Vec<bool>,
+    provider_ok: Vec<u8>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -194,6 +218,10 @@ struct Dim {
 }
 
 const NO_SYM: u32 = u32::MAX;
+
+/// Up to this many preferences, ranking buckets candidates by matched-preference subset
+/// (2^6 subsets × hint hit/miss = 128 buckets).
+const MAX_SUBSET_PREFS: usize = 6;
 
 /// The per-call query, compiled into the scratch buffers.
 #[derive(Debug, Clone, Copy)]
@@ -340,24 +368,29 @@ impl RouteSnapshot {
                 .chain(p.attributes.iter().flatten().map(String::as_str))
         }));
         let words = tags.len().div_ceil(64).max(1);
-        let sym = |map: &BTreeMap<&str, u32>, s: &str| map.get(s).copied().unwrap_or(NO_SYM);
+        let sym = |map: &HashMap<&str, u32>, s: &str| map.get(s).copied().unwrap_or(NO_SYM);
         let pid_rank = collation_ranks(&pid_map);
         let mname_rank = collation_ranks(&mname_map);
         let rank_of =
             |ranks: &[u32], sym: u32| ranks.get(sym as usize).copied().unwrap_or(u32::MAX);
         let mut staged: Vec<Staged> = Vec::new();
+        // Reused per model: one allocation each for the whole compile.
+        let (mut feat, mut tag) = (Vec::with_capacity(words), Vec::with_capacity(words));
         for (pi, p) in providers.iter().enumerate() {
             let mut attr = vec![0u64; words];
             for a in p.attributes.iter().flatten() {
                 set_bit(&mut attr, sym(&tag_map, a));
             }
+            let pid = sym(&pid_map, &p.id);
+            let kind = sym(&kind_map, p.kind_or_default());
             for (mi, m) in p.models.iter().enumerate() {
-                let mut feat = vec![0u64; words];
+                feat.clear();
+                feat.resize(words, 0);
                 for f in &m.features {
                     set_bit(&mut feat, sym(&tag_map, f));
                 }
-                let tag: Vec<u64> = feat.iter().zip(&attr).map(|(f, a)| f | a).collect();
-                let pid = sym(&pid_map, &p.id);
+                tag.clear();
+                tag.extend(feat.iter().zip(&attr).map(|(f, a)| f | a));
                 let mname = sym(&mname_map, &m.name);
                 let is_default = p.default_model.as_deref() == Some(m.name.as_str());
                 let row = Row {
@@ -368,7 +401,7 @@ impl RouteSnapshot {
                     p95: m.p95_latency_ms.unwrap_or(f64::NAN),
                     pid,
                     mname,
-                    kind: sym(&kind_map, p.kind_or_default()),
+                    kind,
                     provider: u32::try_from(pi).unwrap_or(u32::MAX),
                     model: u32::try_from(mi).unwrap_or(u32::MAX),
                     fallback: p.fallback,
@@ -396,6 +429,16 @@ impl RouteSnapshot {
             extra_features.extend(f);
             extra_tags.extend(t);
         }
+        let hot = rows
+            .iter()
+            .map(|r| Hot {
+                context_window: r.context_window,
+                prompt_cost: r.prompt_cost,
+                p95: r.p95,
+                provider: r.provider,
+                mname: r.mname,
+            })
+            .collect();
         let row_words = rows.len().div_ceil(64);
         let mut kind_rows = vec![0u64; kinds.len() * row_words];
         let mut feature_rows = vec![0u64; tags.len().min(64) * row_words];
@@ -415,7 +458,13 @@ impl RouteSnapshot {
         }
         let provider_syms = providers
             .iter()
-            .map(|p| (sym(&pid_map, &p.id), sym(&region_map, &p.region)))
+            .map(|p| {
+                (
+                    sym(&pid_map, &p.id),
+                    sym(&region_map, &p.region),
+                    p.fallback,
+                )
+            })
             .collect();
         RouteSnapshot {
             providers,
@@ -428,6 +477,7 @@ impl RouteSnapshot {
             words,
             extra_features,
             extra_tags,
+            hot,
             row_words,
             kind_rows,
             feature_rows,
@@ -549,7 +599,14 @@ impl RouteSnapshot {
                 };
                 (u128::from(!hit) << 64) | u128::from(score_key)
             };
-            rank_candidates(candidates, group_key, keys, groups, group_of)
+            let hit = |row: &Row| {
+                want_p.is_none_or(|w| w == row.pid && w != NO_SYM)
+                    && want_m.is_none_or(|w| w == row.mname && w != NO_SYM)
+            };
+            match self.rank_by_subsets(candidates, pref_tags, hit, group_of) {
+                Some(order) => order,
+                None => rank_candidates(candidates, group_key, keys, groups, group_of),
+            }
         };
         Ok(Routed {
             snapshot: self,
@@ -559,6 +616,90 @@ impl RouteSnapshot {
             tenant_policy: request.tenant_policy.is_some(),
             prefs: prefs.len(),
         })
+    }
+
+    /// Ranks candidates when there are at most [`MAX_SUBSET_PREFS`] preferences, all on the
+    /// first 64 tags: a tuple's score depends only on which preferences it matches, so the
+    /// 2^P possible scores are summed once (in preference order, as the reference does) and
+    /// each candidate is bucketed by (hint, matched subset) with a counting sort. `None` when
+    /// the preferences do not fit; the caller then uses [`rank_candidates`].
+    fn rank_by_subsets(
+        &self,
+        candidates: &[u32],
+        pref_tags: &[(u32, f64)],
+        hit: impl Fn(&Row) -> bool,
+        group_of: &mut Vec<u8>,
+    ) -> Option<Vec<u32>> {
+        if pref_tags.len() > MAX_SUBSET_PREFS
+            || pref_tags.iter().any(|&(t, _)| t != NO_SYM && t >= 64)
+        {
+            return None;
+        }
+        let subsets = 1usize << pref_tags.len();
+        // Entry `miss * subsets + subset` → dense rank of its (miss, descending score) key.
+        let mut keyed = [(0u128, 0usize); 2 << MAX_SUBSET_PREFS];
+        for (idx, slot) in keyed.iter_mut().enumerate().take(2 * subsets) {
+            let (miss, subset) = (idx / subsets, idx % subsets);
+            let mut score = 0.0;
+            for (k, &(_, weight)) in pref_tags.iter().enumerate() {
+                if subset >> k & 1 == 1 {
+                    score += weight;
+                }
+            }
+            let score_key = if pref_tags.is_empty() {
+                0
+            } else {
+                descending_score_key(score)
+            };
+            *slot = ((u128::from(miss == 1) << 64) | u128::from(score_key), idx);
+        }
+        let keyed = keyed.get_mut(..2 * subsets)?;
+        keyed.sort_unstable();
+        let mut rank_of = [0u8; 2 << MAX_SUBSET_PREFS];
+        let mut rank = 0u8;
+        for w in 0..keyed.len() {
+            if w > 0 && keyed.get(w - 1).map(|e| e.0) != keyed.get(w).map(|e| e.0) {
+                rank += 1;
+            }
+            if let Some(&(_, idx)) = keyed.get(w)
+                && let Some(slot) = rank_of.get_mut(idx)
+            {
+                *slot = rank;
+            }
+        }
+        let mut counts = [0u32; 2 << MAX_SUBSET_PREFS];
+        group_of.clear();
+        for &i in candidates {
+            let row = self.rows.get(i as usize)?;
+            let mut subset = 0usize;
+            for (k, &(tag, _)) in pref_tags.iter().enumerate() {
+                if tag != NO_SYM {
+                    subset |= usize::from(row.tags >> tag & 1 == 1) << k;
+                }
+            }
+            let idx = usize::from(!hit(row)) * subsets + subset;
+            let r = rank_of.get(idx).copied().unwrap_or(0);
+            if let Some(c) = counts.get_mut(usize::from(r)) {
+                *c += 1;
+            }
+            group_of.push(r);
+        }
+        let mut start = [0u32; 2 << MAX_SUBSET_PREFS];
+        let mut offset = 0u32;
+        for (slot, count) in start.iter_mut().zip(counts) {
+            *slot = offset;
+            offset += count;
+        }
+        let mut out = vec![0u32; candidates.len()];
+        for (&i, &r) in candidates.iter().zip(group_of.iter()) {
+            if let Some(pos) = start.get_mut(usize::from(r)) {
+                if let Some(slot) = out.get_mut(*pos as usize) {
+                    *slot = i;
+                }
+                *pos += 1;
+            }
+        }
+        Some(out)
     }
 
     #[inline]
@@ -577,7 +718,8 @@ impl RouteSnapshot {
     ///
     /// Kind and feature needs are answered for all rows at once by AND-ing precomputed row
     /// sets; provider-level lists (ids, regions) are decided once per provider; only rows
-    /// left after that are tested one by one (model lists, numeric needs).
+    /// left after that are tested one by one (model lists, numeric needs), with the tests
+    /// combined by `&` into one branch, since which test rejects a row is unpredictable.
     fn filter(&self, q: &Query, s: &mut Scratch) {
         let rw = self.row_words;
         let Scratch {
@@ -610,12 +752,12 @@ impl RouteSnapshot {
                 *w &= f;
             }
         }
+        // Per provider: 0 rejected, 1 passes as a regular provider, 2 passes as a fallback.
         provider_ok.clear();
-        provider_ok.extend(
-            self.provider_syms.iter().map(|&(pid, region)| {
-                q.p.passes(bits(pmask, pid)) && q.r.passes(bits(rmask, region))
-            }),
-        );
+        provider_ok.extend(self.provider_syms.iter().map(|&(pid, region, fallback)| {
+            let ok = q.p.passes(bits(pmask, pid)) && q.r.passes(bits(rmask, region));
+            u8::from(ok) << u8::from(fallback)
+        }));
         let need_rest = need_features.get(1..).unwrap_or_default();
         let extra = self.words - 1;
         for (w, &word) in rowset.iter().enumerate() {
@@ -624,22 +766,18 @@ impl RouteSnapshot {
                 let b = word.trailing_zeros() as usize;
                 word &= word - 1;
                 let i = w * 64 + b;
-                let Some(row) = self.rows.get(i) else {
+                let Some(row) = self.hot.get(i) else {
                     continue;
                 };
-                if !provider_ok
-                    .get(row.provider as usize)
-                    .copied()
-                    .unwrap_or(false)
-                    || !q.m.passes(bits(mmask, row.mname))
-                {
-                    continue;
-                }
+                let class = provider_ok.get(row.provider as usize).copied().unwrap_or(0);
                 let [cw, cost, p95] = &q.bounds;
-                if !(cw.admits(row.context_window)
+                // One data-dependent branch instead of four (see the filter docs).
+                let ok = (class != 0)
+                    & q.m.passes(bits(mmask, row.mname))
+                    & cw.admits(row.context_window)
                     & cost.admits(row.prompt_cost)
-                    & p95.admits(row.p95))
-                {
+                    & p95.admits(row.p95);
+                if !ok {
                     continue;
                 }
                 if extra > 0 {
@@ -657,7 +795,7 @@ impl RouteSnapshot {
                     }
                 }
                 let i = u32::try_from(i).unwrap_or(u32::MAX);
-                if row.fallback {
+                if class == 2 {
                     fallbacks.push(i);
                 } else {
                     regular.push(i);
@@ -819,7 +957,7 @@ impl RouteSnapshot {
 
 /// Dense collation ranks of interned strings, indexed by symbol: equal-comparing strings
 /// (ignorable code points) share a rank, so the integer order is exactly `localeCompare`'s.
-fn collation_ranks(map: &BTreeMap<&str, u32>) -> Vec<u32> {
+fn collation_ranks(map: &HashMap<&str, u32>) -> Vec<u32> {
     let mut by_collation: Vec<(&str, u32)> = map.iter().map(|(s, i)| (*s, *i)).collect();
     by_collation.sort_by(|a, b| super::collate::compare(a.0, b.0));
     let mut ranks = vec![0u32; map.len()];
