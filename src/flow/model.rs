@@ -70,6 +70,10 @@ pub(crate) struct EdgeView<'a> {
     pub id: Option<&'a str>,
     pub from: Option<&'a str>,
     pub to: Option<&'a str>,
+    /// `when` and `policy`, read once here: later passes then touch only this view, not
+    /// the document's scattered maps.
+    pub when: Option<&'a Value>,
+    pub policy: Option<&'a Value>,
 }
 
 /// The outer flow, or one loop body.
@@ -117,6 +121,8 @@ fn edges_of<'a>(holder: &'a Value, holder_pointer: &str) -> Vec<EdgeView<'a>> {
                 id: non_empty_str(e.get("id")),
                 from: non_empty_str(e.get("from")),
                 to: non_empty_str(e.get("to")),
+                when: e.get("when"),
+                policy: e.get("policy"),
             }
         })
         .collect()

@@ -118,7 +118,7 @@ pub(crate) fn predicates(out: &mut Sink, view: &FlowView<'_>) {
             );
         }
         for e in &scope.edges {
-            let Some(when) = e.value.get("when") else {
+            let Some(when) = e.when else {
                 continue;
             };
             let edge_id = e.id.unwrap_or_default();
@@ -152,7 +152,7 @@ pub(crate) fn edge_policies(out: &mut Sink, view: &FlowView<'_>) {
         return;
     };
     for e in &outer.edges {
-        let Some(policy) = e.value.get("policy").and_then(Value::as_object) else {
+        let Some(policy) = e.policy.and_then(Value::as_object) else {
             continue;
         };
         let id = e.id.unwrap_or_default();
