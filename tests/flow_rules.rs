@@ -193,7 +193,13 @@ fn every_upstream_example_validates_clean_with_its_refs() {
         let ctx = FlowContext::new().with_tools(tools).with_agents(agents);
         let issues = validate_flow(f, &ctx, "");
         assert!(issues.is_empty(), "{name}: {issues:#?}");
-        wire::Flow::from_value(f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let typed = wire::Flow::from_value(f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The wire model keeps everything: serializing it gives the document back.
+        assert_eq!(
+            &serde_json::to_value(&typed).expect("serializable"),
+            f,
+            "{name}"
+        );
     }
 }
 
@@ -384,6 +390,10 @@ fn structural_verdicts_agree_with_the_reference_schema() {
             .collect();
         if schema_ok != ours.is_empty() {
             disagreements.push(format!("schema_ok={schema_ok} ours={ours:#?} case={case}"));
+        }
+        // What the schema accepts, the strict wire model reads.
+        if schema_ok && let Err(e) = wire::Flow::from_value(case) {
+            disagreements.push(format!("wire model refuses a valid flow: {e}; case={case}"));
         }
     }
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n\n"));
@@ -1558,6 +1568,7 @@ mod properties {
             let forward: Vec<_> = edges.into_iter().filter(|(a, b)| a < b).collect();
             let v = graph_flow(n, &forward);
             prop_assert!(errors(&v).is_empty(), "{:#?}", errors(&v));
+            prop_assert!(wire::Flow::from_value(&v).is_ok());
         }
 
         /// Every reported cycle is a real cycle; one per cyclic component; a node is named in
