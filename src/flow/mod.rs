@@ -469,7 +469,17 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
     rules::flow_output(&mut out, flow);
     graph::check(&mut out, &view, flow_id);
     rules::references(&mut out, &view, ctx);
-    out.into_iter().map(|i| i.under(base)).collect()
+    out.into_iter()
+        .map(|i| {
+            // Upstream's semantic errors carry `flowId`; its schema errors do not (§2 rule 0).
+            let i = if i.code() == SCHEMA_VALIDATION_FAILED || i.code() == codes::FLOW_TOO_LARGE {
+                i
+            } else {
+                i.with_param("flowId", flow_id)
+            };
+            i.under(base)
+        })
+        .collect()
 }
 
 /// Validates every flow entry of a pack index (`/flows/<i>`) into `report`, against the
