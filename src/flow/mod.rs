@@ -8,9 +8,12 @@
 //!
 //! Beyond upstream it also reports:
 //!
-//! - as warnings: a node unreachable from `$start` (it never runs), a node with no path to
-//!   `$end`, an edge `$start → $end`, parallel duplicate edges, a loop body with no edge to
-//!   `$loop-end` (the same checks apply inside loop bodies with the loop sentinels);
+//! - as warnings: a node unreachable from `$start` (it never runs; reported only when some
+//!   edge leaves `$start`, else `missing-start-edge` says it all), a node with no path to
+//!   `$end` (reported only when some edge reaches `$end`: a flow without one is valid), an
+//!   edge `$start → $end`, parallel duplicate edges (same `from` and `to`), a loop body with
+//!   no edge to `$loop-end`; the same checks apply inside loop bodies with the loop
+//!   sentinels;
 //! - as errors, configurable down to warnings with [`FlowOptions`]: a tool node `ref` or
 //!   fanout `handler` naming no tool of the pack, an agent node `ref` naming no agent, and
 //!   any subgraph node (the runtime refuses it at run start with `flow-unbound`).
