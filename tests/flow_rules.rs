@@ -416,6 +416,14 @@ fn shape_problems_are_ajv_shaped() {
     assert_eq!(i.params()["missingProperty"], "nodes");
 
     let mut v = base();
+    v.as_object_mut().expect("o").remove("edges");
+    assert_eq!(
+        only_error(&v, "schema-validation-failed").message(),
+        "must have required property 'edges'"
+    );
+    assert_eq!(codes_of(&errors(&json!([]))), ["schema-validation-failed"]);
+
+    let mut v = base();
     v["triggers"] = json!([]);
     let i = only_error(&v, "schema-validation-failed");
     assert_eq!(i.instance_path(), "");

@@ -438,6 +438,9 @@ pub fn validate_flow(flow: &Value, ctx: &FlowContext, base_pointer: &str) -> Vec
 fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Issue> {
     let mut out: Sink = Vec::new();
     shape::top_level(&mut out, flow, index_entry);
+    if !flow.is_object() {
+        return out.into_iter().map(|i| i.under(base)).collect();
+    }
     let view = model::FlowView::build(flow);
     let edge_count: usize = view.scopes.iter().map(|s| s.edges.len()).sum();
     if view.nodes.len() > MAX_NODES || edge_count > MAX_EDGES {

@@ -88,6 +88,8 @@ pub(crate) struct ScopeView<'a> {
     /// Whether the scope has a `nodes` array at all; without one, edge endpoints cannot be
     /// judged (the shape check reports the missing array).
     pub has_nodes: bool,
+    /// Whether the scope has an `edges` array at all (else the start-edge rules stay quiet).
+    pub has_edges: bool,
     pub edges: Vec<EdgeView<'a>>,
 }
 
@@ -142,6 +144,7 @@ impl<'a> FlowView<'a> {
                 pointer: String::new(),
                 nodes: Vec::new(),
                 has_nodes: flow.get("nodes").is_some_and(Value::is_array),
+                has_edges: flow.get("edges").is_some_and(Value::is_array),
                 edges: edges_of(flow, ""),
             }],
         };
@@ -170,6 +173,7 @@ impl<'a> FlowView<'a> {
                     pointer: body_pointer.clone(),
                     nodes: Vec::new(),
                     has_nodes: body.get("nodes").is_some_and(Value::is_array),
+                    has_edges: body.get("edges").is_some_and(Value::is_array),
                     edges: edges_of(body, &body_pointer),
                 });
                 if let Some(body_nodes) = body.get("nodes").and_then(Value::as_array) {
