@@ -1618,3 +1618,135 @@ mod properties {
         }
     }
 }
+
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every pointer into `v` (the root included), in a fixed order.
+    fn pointers(v: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![(v, String::new())];
+        while let Some((v, p)) = stack.pop() {
+            match v {
+                Value::Object(o) => {
+                    for (k, child) in o {
+                        let mut q = p.clone();
+                        runstart::diagnostics::pointer::push(&mut q, k);
+                        stack.push((child, q));
+                    }
+                }
+                Value::Array(a) => {
+                    for (i, child) in a.iter().enumerate() {
+                        stack.push((child, format!("{p}/{i}")));
+                    }
+                }
+                _ => {}
+            }
+            out.push(p);
+        }
+        out
+    }
+
+    fn pool() -> Vec<Value> {
+        vec![
+            Value::Null,
+            json!(0),
+            json!(-1),
+            json!(1.5),
+            json!(40),
+            json!(""),
+            json!("x"),
+            json!("$start"),
+            json!("$loop-end"),
+            json!("a"),
+            json!([]),
+            json!({}),
+            json!({"op": "eq"}),
+            json!({"op": "and", "children": [{"op": "falsy", "value": {"literal": 0}}]}),
+            json!({"path": "nodeOutputs.a.x"}),
+            json!({"path": "iterationIndex"}),
+            json!({"literal": [1]}),
+            json!({"type": "nope"}),
+            json!({"id": "z", "kind": "loop", "loopKind": "foreach", "body": {"nodes": [], "edges": []}}),
+            json!({"id": "a", "from": "a", "to": "a"}),
+        ]
+    }
+
+    /// A rich valid flow: every node kind, a nested body, policies and mappings.
+    fn seed() -> Value {
+        let (nodes, edges) = worker_body();
+        let inner = while_loop("inner", nodes, edges);
+        let outer = foreach_loop(
+            "l",
+            json!([inner]),
+            json!([{"id": "o0", "from": "$loop-start", "to": "inner"}, {"id": "o1", "from": "inner", "to": "$loop-end"}]),
+        );
+        let mut sg = subgraph();
+        sg["id"] = json!("s");
+        let mut f = fanout(json!([branch("x"), branch("y")]));
+        f["id"] = json!("f");
+        json!({
+            "id": "seed", "version": "1.0.0",
+            "nodes": [
+                {"id": "a", "kind": "tool", "ref": "t", "inputMapping": {"k": {"path": "runInput.k"}}},
+                outer, f, sg
+            ],
+            "edges": [
+                {"id": "e0", "from": "$start", "to": "a"},
+                {"id": "e1", "from": "a", "to": "l", "policy": {"retry": {"maxAttempts": 2}, "priority": 3},
+                 "when": {"op": "exists", "value": {"path": "nodeOutputs.a"}}},
+                {"id": "e2", "from": "l", "to": "f"},
+                {"id": "e3", "from": "f", "to": "s"},
+                {"id": "e4", "from": "s", "to": "$end"}
+            ],
+            "output": {"mapping": {"r": {"path": "nodeOutputs.s"}}, "schema": {"type": "object"}}
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// Random replacements and deletions never panic, and every issue's instance path
+        /// resolves in the document.
+        #[test]
+        fn mutated_flows_never_panic_and_pointers_resolve(
+            edits in proptest::collection::vec((any::<u32>(), any::<u8>(), any::<bool>()), 1..6)
+        ) {
+            let pool = pool();
+            let mut v = seed();
+            for (at, pick, delete) in edits {
+                let ps = pointers(&v);
+                let target = ps[at as usize % ps.len()].clone();
+                if target.is_empty() {
+                    continue;
+                }
+                let (parent, last) = target.rsplit_once('/').expect("non-root pointer");
+                let last = last.replace("~1", "/").replace("~0", "~");
+                match v.pointer_mut(parent) {
+                    Some(Value::Object(o)) if delete => {
+                        o.remove(&last);
+                    }
+                    Some(Value::Array(a)) if delete => {
+                        if let Ok(i) = last.parse::<usize>() && i < a.len() {
+                            a.remove(i);
+                        }
+                    }
+                    _ => {
+                        if let Some(slot) = v.pointer_mut(&target) {
+                            *slot = pool[pick as usize % pool.len()].clone();
+                        }
+                    }
+                }
+            }
+            let ctx = FlowContext::new().with_tools(["t"]).with_agents(["g"]);
+            for issue in validate_flow(&v, &ctx, "") {
+                prop_assert!(
+                    v.pointer(issue.instance_path()).is_some(),
+                    "{} does not resolve: {:?}", issue.instance_path(), issue
+                );
+                prop_assert!(!issue.message().is_empty());
+            }
+        }
+    }
+}
