@@ -1750,3 +1750,18 @@ mod robustness {
         }
     }
 }
+
+#[test]
+fn a_flow_over_the_node_cap_gets_one_issue() {
+    let nodes: Vec<Value> = (0..=runstart::flow::MAX_NODES)
+        .map(|i| json!({"id": format!("n{i}"), "kind": "tool", "ref": "t"}))
+        .collect();
+    let v = flow(Value::Array(nodes), json!([]));
+    let issues = check(&v);
+    assert_eq!(codes_of(&issues), ["flow-too-large"]);
+    assert!(
+        issues[0]
+            .message()
+            .starts_with("the flow has 100001 nodes and 0 edges")
+    );
+}
