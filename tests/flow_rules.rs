@@ -381,6 +381,7 @@ fn structural_verdicts_agree_with_the_reference_schema() {
     fan["convergence"] = json!("first-wins");
     cases.push(with_node(fan));
 
+    assert_eq!(cases.len(), 63);
     let mut disagreements = Vec::new();
     for case in &cases {
         let schema_ok = validator.is_valid(case);
