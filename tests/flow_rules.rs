@@ -193,7 +193,13 @@ fn every_upstream_example_validates_clean_with_its_refs() {
         let ctx = FlowContext::new().with_tools(tools).with_agents(agents);
         let issues = validate_flow(f, &ctx, "");
         assert!(issues.is_empty(), "{name}: {issues:#?}");
-        wire::Flow::from_value(f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let typed = wire::Flow::from_value(f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The wire model keeps everything: serializing it gives the document back.
+        assert_eq!(
+            &serde_json::to_value(&typed).expect("serializable"),
+            f,
+            "{name}"
+        );
     }
 }
 
@@ -375,6 +381,7 @@ fn structural_verdicts_agree_with_the_reference_schema() {
     fan["convergence"] = json!("first-wins");
     cases.push(with_node(fan));
 
+    assert_eq!(cases.len(), 63);
     let mut disagreements = Vec::new();
     for case in &cases {
         let schema_ok = validator.is_valid(case);
@@ -384,6 +391,10 @@ fn structural_verdicts_agree_with_the_reference_schema() {
             .collect();
         if schema_ok != ours.is_empty() {
             disagreements.push(format!("schema_ok={schema_ok} ours={ours:#?} case={case}"));
+        }
+        // What the schema accepts, the strict wire model reads.
+        if schema_ok && let Err(e) = wire::Flow::from_value(case) {
+            disagreements.push(format!("wire model refuses a valid flow: {e}; case={case}"));
         }
     }
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n\n"));
@@ -404,6 +415,14 @@ fn shape_problems_are_ajv_shaped() {
     assert_eq!(i.message(), "must have required property 'nodes'");
     assert_eq!(i.keyword(), Some("required"));
     assert_eq!(i.params()["missingProperty"], "nodes");
+
+    let mut v = base();
+    v.as_object_mut().expect("o").remove("edges");
+    assert_eq!(
+        only_error(&v, "schema-validation-failed").message(),
+        "must have required property 'edges'"
+    );
+    assert_eq!(codes_of(&errors(&json!([]))), ["schema-validation-failed"]);
 
     let mut v = base();
     v["triggers"] = json!([]);
@@ -1558,6 +1577,7 @@ mod properties {
             let forward: Vec<_> = edges.into_iter().filter(|(a, b)| a < b).collect();
             let v = graph_flow(n, &forward);
             prop_assert!(errors(&v).is_empty(), "{:#?}", errors(&v));
+            prop_assert!(wire::Flow::from_value(&v).is_ok());
         }
 
         /// Every reported cycle is a real cycle; one per cyclic component; a node is named in
@@ -1598,4 +1618,151 @@ mod properties {
             prop_assert!(issues.iter().all(|i| i.code() == "cycle-detected"), "{:#?}", issues);
         }
     }
+}
+
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every pointer into `v` (the root included), in a fixed order.
+    fn pointers(v: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![(v, String::new())];
+        while let Some((v, p)) = stack.pop() {
+            match v {
+                Value::Object(o) => {
+                    for (k, child) in o {
+                        let mut q = p.clone();
+                        runstart::diagnostics::pointer::push(&mut q, k);
+                        stack.push((child, q));
+                    }
+                }
+                Value::Array(a) => {
+                    for (i, child) in a.iter().enumerate() {
+                        stack.push((child, format!("{p}/{i}")));
+                    }
+                }
+                _ => {}
+            }
+            out.push(p);
+        }
+        out
+    }
+
+    fn pool() -> Vec<Value> {
+        vec![
+            Value::Null,
+            json!(0),
+            json!(-1),
+            json!(1.5),
+            json!(40),
+            json!(""),
+            json!("x"),
+            json!("$start"),
+            json!("$loop-end"),
+            json!("a"),
+            json!([]),
+            json!({}),
+            json!({"op": "eq"}),
+            json!({"op": "and", "children": [{"op": "falsy", "value": {"literal": 0}}]}),
+            json!({"path": "nodeOutputs.a.x"}),
+            json!({"path": "iterationIndex"}),
+            json!({"literal": [1]}),
+            json!({"type": "nope"}),
+            json!({"id": "z", "kind": "loop", "loopKind": "foreach", "body": {"nodes": [], "edges": []}}),
+            json!({"id": "a", "from": "a", "to": "a"}),
+        ]
+    }
+
+    /// A rich valid flow: every node kind, a nested body, policies and mappings.
+    fn seed() -> Value {
+        let (nodes, edges) = worker_body();
+        let inner = while_loop("inner", nodes, edges);
+        let outer = foreach_loop(
+            "l",
+            json!([inner]),
+            json!([{"id": "o0", "from": "$loop-start", "to": "inner"}, {"id": "o1", "from": "inner", "to": "$loop-end"}]),
+        );
+        let mut sg = subgraph();
+        sg["id"] = json!("s");
+        let mut f = fanout(json!([branch("x"), branch("y")]));
+        f["id"] = json!("f");
+        json!({
+            "id": "seed", "version": "1.0.0",
+            "nodes": [
+                {"id": "a", "kind": "tool", "ref": "t", "inputMapping": {"k": {"path": "runInput.k"}}},
+                outer, f, sg
+            ],
+            "edges": [
+                {"id": "e0", "from": "$start", "to": "a"},
+                {"id": "e1", "from": "a", "to": "l", "policy": {"retry": {"maxAttempts": 2}, "priority": 3},
+                 "when": {"op": "exists", "value": {"path": "nodeOutputs.a"}}},
+                {"id": "e2", "from": "l", "to": "f"},
+                {"id": "e3", "from": "f", "to": "s"},
+                {"id": "e4", "from": "s", "to": "$end"}
+            ],
+            "output": {"mapping": {"r": {"path": "nodeOutputs.s"}}, "schema": {"type": "object"}}
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// Random replacements and deletions never panic, and every issue's instance path
+        /// resolves in the document.
+        #[test]
+        fn mutated_flows_never_panic_and_pointers_resolve(
+            edits in proptest::collection::vec((any::<u32>(), any::<u8>(), any::<bool>()), 1..6)
+        ) {
+            let pool = pool();
+            let mut v = seed();
+            for (at, pick, delete) in edits {
+                let ps = pointers(&v);
+                let target = ps[at as usize % ps.len()].clone();
+                if target.is_empty() {
+                    continue;
+                }
+                let (parent, last) = target.rsplit_once('/').expect("non-root pointer");
+                let last = last.replace("~1", "/").replace("~0", "~");
+                match v.pointer_mut(parent) {
+                    Some(Value::Object(o)) if delete => {
+                        o.remove(&last);
+                    }
+                    Some(Value::Array(a)) if delete => {
+                        if let Ok(i) = last.parse::<usize>() && i < a.len() {
+                            a.remove(i);
+                        }
+                    }
+                    _ => {
+                        if let Some(slot) = v.pointer_mut(&target) {
+                            *slot = pool[pick as usize % pool.len()].clone();
+                        }
+                    }
+                }
+            }
+            let ctx = FlowContext::new().with_tools(["t"]).with_agents(["g"]);
+            for issue in validate_flow(&v, &ctx, "") {
+                prop_assert!(
+                    v.pointer(issue.instance_path()).is_some(),
+                    "{} does not resolve: {:?}", issue.instance_path(), issue
+                );
+                prop_assert!(!issue.message().is_empty());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_flow_over_the_node_cap_gets_one_issue() {
+    let nodes: Vec<Value> = (0..=runstart::flow::MAX_NODES)
+        .map(|i| json!({"id": format!("n{i}"), "kind": "tool", "ref": "t"}))
+        .collect();
+    let v = flow(Value::Array(nodes), json!([]));
+    let issues = check(&v);
+    assert_eq!(codes_of(&issues), ["flow-too-large"]);
+    assert!(
+        issues[0]
+            .message()
+            .starts_with("the flow has 100001 nodes and 0 edges")
+    );
 }

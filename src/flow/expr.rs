@@ -82,11 +82,12 @@ pub(crate) fn check(out: &mut Sink, expr: &Value, at: &str, site: Site<'_>) {
                 || "undefined".to_owned(),
                 |v| v.as_str().map_or_else(|| v.to_string(), str::to_owned),
             );
-            report(
-                out,
-                &pointer::join(&at, &["op"]),
-                format!("unknown operator \"{shown}\""),
-            );
+            let here = if obj.contains_key("op") {
+                pointer::join(&at, &["op"])
+            } else {
+                at.clone()
+            };
+            report(out, &here, format!("unknown operator \"{shown}\""));
             continue;
         };
         for key in obj.keys() {

@@ -151,7 +151,7 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
             .add_edge(NodeIndex::new(from), NodeIndex::new(to), ());
     }
     // Rules 15 and 17a.
-    if !g.has_start_edge {
+    if !g.has_start_edge && scope.has_edges {
         match owner {
             None => out.push(Issue::error(
                 codes::MISSING_START_EDGE,
@@ -168,7 +168,7 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
             ),
         }
     }
-    if owner.is_some() && !g.has_end_edge {
+    if owner.is_some() && !g.has_end_edge && scope.has_edges {
         out.push(
             Issue::warning(
                 codes::LOOP_BODY_MISSING_END_EDGE,

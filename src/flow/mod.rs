@@ -8,9 +8,12 @@
 //!
 //! Beyond upstream it also reports:
 //!
-//! - as warnings: a node unreachable from `$start` (it never runs), a node with no path to
-//!   `$end`, an edge `$start → $end`, parallel duplicate edges, a loop body with no edge to
-//!   `$loop-end` (the same checks apply inside loop bodies with the loop sentinels);
+//! - as warnings: a node unreachable from `$start` (it never runs; reported only when some
+//!   edge leaves `$start`, else `missing-start-edge` says it all), a node with no path to
+//!   `$end` (reported only when some edge reaches `$end`: a flow without one is valid), an
+//!   edge `$start → $end`, parallel duplicate edges (same `from` and `to`), a loop body with
+//!   no edge to `$loop-end`; the same checks apply inside loop bodies with the loop
+//!   sentinels;
 //! - as errors, configurable down to warnings with [`FlowOptions`]: a tool node `ref` or
 //!   fanout `handler` naming no tool of the pack, an agent node `ref` naming no agent, and
 //!   any subgraph node (the runtime refuses it at run start with `flow-unbound`).
@@ -435,6 +438,9 @@ pub fn validate_flow(flow: &Value, ctx: &FlowContext, base_pointer: &str) -> Vec
 fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Issue> {
     let mut out: Sink = Vec::new();
     shape::top_level(&mut out, flow, index_entry);
+    if !flow.is_object() {
+        return out.into_iter().map(|i| i.under(base)).collect();
+    }
     let view = model::FlowView::build(flow);
     let edge_count: usize = view.scopes.iter().map(|s| s.edges.len()).sum();
     if view.nodes.len() > MAX_NODES || edge_count > MAX_EDGES {
@@ -469,7 +475,17 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
     rules::flow_output(&mut out, flow);
     graph::check(&mut out, &view, flow_id);
     rules::references(&mut out, &view, ctx);
-    out.into_iter().map(|i| i.under(base)).collect()
+    out.into_iter()
+        .map(|i| {
+            // Upstream's semantic errors carry `flowId`; its schema errors do not (§2 rule 0).
+            let i = if i.code() == SCHEMA_VALIDATION_FAILED || i.code() == codes::FLOW_TOO_LARGE {
+                i
+            } else {
+                i.with_param("flowId", flow_id)
+            };
+            i.under(base)
+        })
+        .collect()
 }
 
 /// Validates every flow entry of a pack index (`/flows/<i>`) into `report`, against the

@@ -70,6 +70,10 @@ pub(crate) struct EdgeView<'a> {
     pub id: Option<&'a str>,
     pub from: Option<&'a str>,
     pub to: Option<&'a str>,
+    /// `when` and `policy`, read once here: later passes then touch only this view, not
+    /// the document's scattered maps.
+    pub when: Option<&'a Value>,
+    pub policy: Option<&'a Value>,
 }
 
 /// The outer flow, or one loop body.
@@ -84,6 +88,8 @@ pub(crate) struct ScopeView<'a> {
     /// Whether the scope has a `nodes` array at all; without one, edge endpoints cannot be
     /// judged (the shape check reports the missing array).
     pub has_nodes: bool,
+    /// Whether the scope has an `edges` array at all (else the start-edge rules stay quiet).
+    pub has_edges: bool,
     pub edges: Vec<EdgeView<'a>>,
 }
 
@@ -117,6 +123,8 @@ fn edges_of<'a>(holder: &'a Value, holder_pointer: &str) -> Vec<EdgeView<'a>> {
                 id: non_empty_str(e.get("id")),
                 from: non_empty_str(e.get("from")),
                 to: non_empty_str(e.get("to")),
+                when: e.get("when"),
+                policy: e.get("policy"),
             }
         })
         .collect()
@@ -136,6 +144,7 @@ impl<'a> FlowView<'a> {
                 pointer: String::new(),
                 nodes: Vec::new(),
                 has_nodes: flow.get("nodes").is_some_and(Value::is_array),
+                has_edges: flow.get("edges").is_some_and(Value::is_array),
                 edges: edges_of(flow, ""),
             }],
         };
@@ -164,6 +173,7 @@ impl<'a> FlowView<'a> {
                     pointer: body_pointer.clone(),
                     nodes: Vec::new(),
                     has_nodes: body.get("nodes").is_some_and(Value::is_array),
+                    has_edges: body.get("edges").is_some_and(Value::is_array),
                     edges: edges_of(body, &body_pointer),
                 });
                 if let Some(body_nodes) = body.get("nodes").and_then(Value::as_array) {

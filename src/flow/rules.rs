@@ -38,6 +38,24 @@ fn js_type(v: &Value) -> &'static str {
     }
 }
 
+/// The pointer to `tokens` under `value` (at `at`), stopping at the deepest value that
+/// exists: an issue about a missing field points at the object that lacks it, as Ajv's
+/// `required` does, so every issue's pointer resolves in the document.
+fn deepest(value: &Value, at: &str, tokens: &[&str]) -> String {
+    let mut p = at.to_owned();
+    let mut v = value;
+    for t in tokens {
+        match v.get(*t) {
+            Some(next) => {
+                pointer::push(&mut p, t);
+                v = next;
+            }
+            None => break,
+        }
+    }
+    p
+}
+
 fn id_of<'a>(n: &NodeView<'a>) -> &'a str {
     n.id.unwrap_or_default()
 }
@@ -118,7 +136,7 @@ pub(crate) fn predicates(out: &mut Sink, view: &FlowView<'_>) {
             );
         }
         for e in &scope.edges {
-            let Some(when) = e.value.get("when") else {
+            let Some(when) = e.when else {
                 continue;
             };
             let edge_id = e.id.unwrap_or_default();
@@ -152,13 +170,14 @@ pub(crate) fn edge_policies(out: &mut Sink, view: &FlowView<'_>) {
         return;
     };
     for e in &outer.edges {
-        let Some(policy) = e.value.get("policy").and_then(Value::as_object) else {
+        let Some((policy_value, policy)) = e.policy.and_then(|p| Some((p, p.as_object()?))) else {
             continue;
         };
         let id = e.id.unwrap_or_default();
         let base = pointer::join(&e.pointer, &["policy"]);
         let mut bad = |field: &str, reason: String| {
-            let at = format!("{base}/{}", field.replace('.', "/"));
+            let tokens: Vec<&str> = field.split('.').collect();
+            let at = deepest(policy_value, &base, &tokens);
             out.push(
                 Issue::error(
                     codes::INVALID_EDGE_POLICY,
@@ -446,7 +465,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
                     .filter(|s| !s.is_empty());
                 let Some(branch_id) = branch_id else {
                     bad(
-                        pointer::join(&bp, &["branchId"]),
+                        deepest(b, &bp, &["branchId"]),
                         "branch-id",
                         None,
                         format!(
@@ -457,7 +476,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
                 };
                 if !seen.insert(branch_id) {
                     bad(
-                        pointer::join(&bp, &["branchId"]),
+                        deepest(b, &bp, &["branchId"]),
                         "branch-id",
                         Some(branch_id),
                         format!(
@@ -470,7 +489,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
                     .is_none_or(str::is_empty)
                 {
                     bad(
-                        pointer::join(&bp, &["handler"]),
+                        deepest(b, &bp, &["handler"]),
                         "branch-handler",
                         Some(branch_id),
                         format!(
@@ -494,7 +513,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
                         }
                     }
                     _ => bad(
-                        pointer::join(&bp, &["outputSchema"]),
+                        deepest(b, &bp, &["outputSchema"]),
                         "branch-output-schema",
                         Some(branch_id),
                         format!(
@@ -565,7 +584,7 @@ pub(crate) fn subgraphs(out: &mut Sink, view: &FlowView<'_>) {
                     .with_param("field", field),
             );
         };
-        let at = |f: &[&str]| pointer::join(&s.pointer, f);
+        let at = |f: &[&str]| deepest(s.value, &s.pointer, f);
         match s.value.get("flowRef").and_then(Value::as_object) {
             None => bad(at(&["flowRef"]), "flowRef", "must be an object".into()),
             Some(r) => {
