@@ -515,9 +515,16 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
 pub fn check_index_flows(document: &Value, options: &FlowOptions, report: &mut Report) {
     let ctx = FlowContext::of_index(document).with_options(options.clone());
     for (i, entry) in raw_list(document, "flows").iter().enumerate() {
-        if !entry.is_object() {
-            continue; // the index shape check reported it
-        }
-        report.extend(run(entry, &ctx, &format!("/flows/{i}"), true));
+        report.extend(check_index_flow(entry, i, &ctx));
     }
+}
+
+/// The issues of one index flow entry `/flows/<i>` (what [`check_index_flows`] runs per
+/// entry), for callers that validate entries in parallel. `ctx` is built once per index with
+/// [`FlowContext::of_index`].
+pub fn check_index_flow(entry: &Value, i: usize, ctx: &FlowContext) -> Vec<Issue> {
+    if !entry.is_object() {
+        return Vec::new(); // the index shape check reported it
+    }
+    run(entry, ctx, &format!("/flows/{i}"), true)
 }

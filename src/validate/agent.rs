@@ -115,7 +115,7 @@ impl<'a> AgentIssues<'a> {
 /// What the structural rules need beyond the agent itself.
 pub(crate) struct AgentRules<'a> {
     /// Whether an npm range string is valid (`semver.validRange`).
-    pub valid_range: &'a dyn Fn(&str) -> bool,
+    pub valid_range: &'a (dyn Fn(&str) -> bool + Sync),
     /// The shared schema compile cache.
     pub schemas: &'a SchemaCache,
 }

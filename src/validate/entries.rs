@@ -2,7 +2,8 @@
 //! tools and guardrails carry.
 
 use crate::diagnostics::{Issue, Report};
-use crate::index::{LISTS, PackIndex, raw_list};
+use crate::index::wire::{Guardrail, Tool};
+use crate::index::{Indexed, LISTS, raw_list};
 use crate::schema::check_meta;
 use serde_json::Value;
 
@@ -49,19 +50,22 @@ pub(super) fn check_module_paths(document: &Value, report: &mut Report) {
     }
 }
 
-pub(super) fn check_schemas(index: &PackIndex, report: &mut Report) {
-    for tool in &index.tools {
-        let base = format!("/tools/{}", tool.index);
-        report.extend(check_meta(&tool.entry.input, &format!("{base}/input")));
-        report.extend(check_meta(&tool.entry.output, &format!("{base}/output")));
-    }
-    for guardrail in &index.guardrails {
-        if let Some(schema) = &guardrail.entry.config_schema {
-            report.extend(check_meta(
-                schema,
-                &format!("/guardrails/{}/configSchema", guardrail.index),
-            ));
-        }
+/// The `input` and `output` schemas of one tool are valid draft 2020-12 schemas.
+pub(super) fn check_tool_schemas(tool: &Indexed<Tool>) -> Vec<Issue> {
+    let base = format!("/tools/{}", tool.index);
+    let mut out = check_meta(&tool.entry.input, &format!("{base}/input"));
+    out.extend(check_meta(&tool.entry.output, &format!("{base}/output")));
+    out
+}
+
+/// A guardrail's `configSchema`, when present, is a valid draft 2020-12 schema.
+pub(super) fn check_guardrail_schema(guardrail: &Indexed<Guardrail>) -> Vec<Issue> {
+    match &guardrail.entry.config_schema {
+        Some(schema) => check_meta(
+            schema,
+            &format!("/guardrails/{}/configSchema", guardrail.index),
+        ),
+        None => Vec::new(),
     }
 }
 

@@ -17,6 +17,7 @@ use crate::diagnostics::{Issue, Report};
 use crate::index::{self, Limits};
 use crate::schema::SchemaCache;
 use agent::{AgentIssues, AgentRules};
+use rayon::prelude::*;
 
 /// Options for [`validate_index`].
 ///
@@ -78,60 +79,86 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
         determinism::check_duplicates(document, &mut report);
         env::check_env(document, &mut report);
         entries::check_module_paths(document, &mut report);
-        entries::check_schemas(index, &mut report);
         let schemas = SchemaCache::new();
+        let valid_range = |r: &str| crate::range::Range::parse(r).is_ok();
         let rules = AgentRules {
-            valid_range: &|r: &str| crate::range::Range::parse(r).is_ok(),
+            valid_range: &valid_range,
             schemas: &schemas,
         };
-        check_agents(document, &rules, &mut report);
         let pack_refs = refs::PackRefs::new(index, document);
-        for (i, agent) in index::raw_list(document, "agents").iter().enumerate() {
-            let mut issues = Vec::new();
-            pack_refs.check_agent(i, agent, &mut issues);
-            report.extend(issues);
+        let template_ctx = templates::TemplateContext::new(document);
+        let flow_ctx = crate::flow::FlowContext::of_index(document);
+        // Entries are independent: check them in parallel. Each group keeps its entries'
+        // order, and the report is sorted at the end, so the output does not depend on the
+        // thread count.
+        let groups: [Vec<Vec<Issue>>; 5] = [
+            index::raw_list(document, "agents")
+                .par_iter()
+                .enumerate()
+                .map(|(i, agent)| {
+                    let mut out = check_agent(i, agent, &rules);
+                    pack_refs.check_agent(i, agent, &mut out);
+                    templates::check_agent_template(i, agent, &pack_refs, &template_ctx, &mut out);
+                    out
+                })
+                .collect(),
+            index::raw_list(document, "blocks")
+                .par_iter()
+                .enumerate()
+                .map(|(i, block)| {
+                    let mut out = Vec::new();
+                    block::check_block(block, &format!("/blocks/{i}"), &rules, &mut out);
+                    templates::check_block_template(i, block, &mut out);
+                    out
+                })
+                .collect(),
+            index
+                .tools
+                .par_iter()
+                .map(entries::check_tool_schemas)
+                .collect(),
+            index
+                .guardrails
+                .par_iter()
+                .map(|g| {
+                    let mut out = entries::check_guardrail_schema(g);
+                    guardrail::check_guardrail(g, &crate::route::validate_capability, &mut out);
+                    out
+                })
+                .collect(),
+            index::raw_list(document, "flows")
+                .par_iter()
+                .enumerate()
+                .map(|(i, flow)| crate::flow::check_index_flow(flow, i, &flow_ctx))
+                .collect(),
+        ];
+        for group in groups {
+            report.extend(group.into_iter().flatten());
         }
-        let mut issues = Vec::new();
-        templates::check_templates(document, &pack_refs, &mut issues);
-        report.extend(issues);
-        for (i, block) in index::raw_list(document, "blocks").iter().enumerate() {
-            let mut issues = Vec::new();
-            block::check_block(block, &format!("/blocks/{i}"), &rules, &mut issues);
-            report.extend(issues);
-        }
-        for g in &index.guardrails {
-            let mut issues = Vec::new();
-            guardrail::check_guardrail(g, &crate::route::validate_capability, &mut issues);
-            report.extend(issues);
-        }
-        crate::flow::check_index_flows(document, &crate::flow::FlowOptions::new(), &mut report);
     }
     report.finish()
 }
 
-/// The agent rules and each capability declaration, for every agent object in the file
-/// (also those whose shape failed, so one run reports everything).
-fn check_agents(document: &serde_json::Value, rules: &AgentRules<'_>, report: &mut Report) {
-    for (i, agent) in index::raw_list(document, "agents").iter().enumerate() {
-        let Some(obj) = agent.as_object() else {
-            continue;
-        };
-        let base = format!("/agents/{i}");
-        let mut out = AgentIssues::new(&base);
-        rules.check(obj, &mut out);
-        report.extend(out.into_issues());
-        if let Some(caps) = obj
-            .get("capabilities")
-            .and_then(serde_json::Value::as_array)
-        {
-            for (k, cap) in caps.iter().enumerate() {
-                let at = format!("{base}/capabilities/{k}");
-                report.extend(
-                    crate::route::validate_capability(cap)
-                        .into_iter()
-                        .map(|issue: Issue| issue.under(&at)),
-                );
-            }
-        }
+/// The agent rules and each capability declaration of `/agents/<i>` (also for an agent whose
+/// shape failed, so one run reports everything).
+fn check_agent(i: usize, agent: &serde_json::Value, rules: &AgentRules<'_>) -> Vec<Issue> {
+    let Some(obj) = agent.as_object() else {
+        return Vec::new();
+    };
+    let base = format!("/agents/{i}");
+    let mut out = AgentIssues::new(&base);
+    rules.check(obj, &mut out);
+    let mut issues = out.into_issues();
+    let caps = obj
+        .get("capabilities")
+        .and_then(serde_json::Value::as_array);
+    for (k, cap) in caps.into_iter().flatten().enumerate() {
+        let at = format!("{base}/capabilities/{k}");
+        issues.extend(
+            crate::route::validate_capability(cap)
+                .into_iter()
+                .map(|issue| issue.under(&at)),
+        );
     }
+    issues
 }

@@ -73,126 +73,146 @@ fn located(issue: &crate::template::CheckIssue, at: &str, prefix: &str) -> Issue
         .with_param("templateColumn", issue.col())
 }
 
-/// Checks every agent's instructions and every prompt block's template.
-pub(crate) fn check_templates(document: &Value, refs: &PackRefs<'_>, out: &mut Vec<Issue>) {
-    // Agents that run as flow agent steps get `input`; elsewhere reading it is a warning.
-    let mut flow_agents: HashSet<&str> = HashSet::new();
-    for flow in raw_list(document, "flows") {
-        collect_agent_refs(flow.get("nodes"), &mut flow_agents);
-    }
-    let blocks = raw_list(document, "blocks");
-    for (k, block) in blocks.iter().enumerate() {
-        if block.get("kind").and_then(Value::as_str) != Some("prompt") {
-            continue;
+/// What the template checks need from the whole index, built once.
+pub(crate) struct TemplateContext<'a> {
+    /// Agents that run as flow agent steps get `input`; elsewhere reading it is a warning.
+    flow_agents: HashSet<&'a str>,
+    blocks: &'a [Value],
+}
+
+impl<'a> TemplateContext<'a> {
+    pub(crate) fn new(document: &'a Value) -> TemplateContext<'a> {
+        let mut flow_agents: HashSet<&str> = HashSet::new();
+        for flow in raw_list(document, "flows") {
+            collect_agent_refs(flow.get("nodes"), &mut flow_agents);
         }
-        let Some(source) = block.pointer("/content/template").and_then(Value::as_str) else {
-            continue;
-        };
-        if source.trim().is_empty() {
-            continue; // the block rules report it
-        }
-        let at = format!("/blocks/{k}/content/template");
-        let Some(t) = parse(source, &at, out) else {
-            continue;
-        };
-        let (names, _) = parameters(block.pointer("/content/parameters"));
-        // Settings depend on the agent that uses the block: checked per agent below.
-        let allowed = AllowedVariables::new()
-            .with_params(names)
-            .with_input(InputPolicy::Allowed);
-        for issue in t.check(&allowed) {
-            if !matches!(
-                issue.kind(),
-                CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
-            ) {
-                out.push(located(&issue, &at, ""));
-            }
+        TemplateContext {
+            flow_agents,
+            blocks: raw_list(document, "blocks"),
         }
     }
-    for (i, agent) in raw_list(document, "agents").iter().enumerate() {
-        let Some(obj) = agent.as_object() else {
-            continue;
-        };
-        let id = obj.get("id").and_then(Value::as_str).unwrap_or("");
-        let settings: Vec<&str> = obj
-            .get("settings")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|s| s.get("id").and_then(Value::as_str))
-            .collect();
-        let input = if flow_agents.contains(id) {
-            InputPolicy::Allowed
-        } else {
-            InputPolicy::Warn
-        };
-        let at = format!("/agents/{i}/instructions");
-        match obj.get("instructions") {
-            Some(Value::String(source)) if !source.trim().is_empty() => {
-                let Some(t) = parse(source, &at, out) else {
-                    continue;
-                };
-                let (names, required) = parameters(obj.get("parameters"));
-                let allowed = AllowedVariables::new()
-                    .with_params(names)
-                    .with_settings(settings)
-                    .with_input(input);
-                out.extend(
-                    t.check(&allowed)
-                        .iter()
-                        .map(|issue| located(issue, &at, "")),
-                );
-                let read: HashSet<&str> =
-                    t.global_reads().iter().filter_map(|r| r.root()).collect();
-                for (j, name) in required {
-                    if !read.contains(name) {
-                        out.push(Issue::warning(
-                            UNUSED_PARAMETER,
-                            format!("/agents/{i}/parameters/{j}"),
-                            format!("required parameter \"{name}\" is never read by the instructions; every run must supply it for nothing — read it, make it optional, or remove it"),
-                        ));
-                    }
+}
+
+/// The template of the prompt block `/blocks/<k>`: it parses, and reads only its own
+/// parameters and the auto-variables (settings depend on the agent and are checked there).
+pub(crate) fn check_block_template(k: usize, block: &Value, out: &mut Vec<Issue>) {
+    if block.get("kind").and_then(Value::as_str) != Some("prompt") {
+        return;
+    }
+    let Some(source) = block.pointer("/content/template").and_then(Value::as_str) else {
+        return;
+    };
+    if source.trim().is_empty() {
+        return; // the block rules report it
+    }
+    let at = format!("/blocks/{k}/content/template");
+    let Some(t) = parse(source, &at, out) else {
+        return;
+    };
+    let (names, _) = parameters(block.pointer("/content/parameters"));
+    let allowed = AllowedVariables::new()
+        .with_params(names)
+        .with_input(InputPolicy::Allowed);
+    for issue in t.check(&allowed) {
+        if !matches!(
+            issue.kind(),
+            CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
+        ) {
+            out.push(located(&issue, &at, ""));
+        }
+    }
+}
+
+/// The instructions of the agent `/agents/<i>`: inline, they parse and read only declared
+/// parameters, the auto-variables and the settings blocks the agent references; from a prompt
+/// block, the block's settings and `input` reads are checked against this agent.
+pub(crate) fn check_agent_template(
+    i: usize,
+    agent: &Value,
+    refs: &PackRefs<'_>,
+    ctx: &TemplateContext<'_>,
+    out: &mut Vec<Issue>,
+) {
+    let Some(obj) = agent.as_object() else { return };
+    let id = obj.get("id").and_then(Value::as_str).unwrap_or("");
+    let settings: Vec<&str> = obj
+        .get("settings")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get("id").and_then(Value::as_str))
+        .collect();
+    let input = if ctx.flow_agents.contains(id) {
+        InputPolicy::Allowed
+    } else {
+        InputPolicy::Warn
+    };
+    let at = format!("/agents/{i}/instructions");
+    match obj.get("instructions") {
+        Some(Value::String(source)) if !source.trim().is_empty() => {
+            let Some(t) = parse(source, &at, out) else {
+                return;
+            };
+            let (names, required) = parameters(obj.get("parameters"));
+            let allowed = AllowedVariables::new()
+                .with_params(names)
+                .with_settings(settings)
+                .with_input(input);
+            out.extend(
+                t.check(&allowed)
+                    .iter()
+                    .map(|issue| located(issue, &at, "")),
+            );
+            let read: HashSet<&str> = t.global_reads().iter().filter_map(|r| r.root()).collect();
+            for (j, name) in required {
+                if !read.contains(name) {
+                    out.push(Issue::warning(
+                        UNUSED_PARAMETER,
+                        format!("/agents/{i}/parameters/{j}"),
+                        format!("required parameter \"{name}\" is never read by the instructions; every run must supply it for nothing — read it, make it optional, or remove it"),
+                    ));
                 }
             }
-            Some(Value::Object(prompt_ref)) => {
-                let (Some(block_id), Some(range)) = (
-                    prompt_ref.get("prompt").and_then(Value::as_str),
-                    prompt_ref.get("version").and_then(Value::as_str),
-                ) else {
-                    continue;
-                };
-                let Some(k) = refs.pick_block(block_id, range) else {
-                    continue;
-                }; // refs reported it
-                let Some(block) = blocks.get(k) else { continue };
-                let Some(source) = block.pointer("/content/template").and_then(Value::as_str)
-                else {
-                    continue;
-                };
-                let Ok(t) = CompiledTemplate::parse(source) else {
-                    continue;
-                }; // reported at the block
-                let (names, _) = parameters(block.pointer("/content/parameters"));
-                let allowed = AllowedVariables::new()
-                    .with_params(names)
-                    .with_settings(settings)
-                    .with_input(input);
-                let version = block.get("version").and_then(Value::as_str).unwrap_or("");
-                let prefix = format!("prompt block \"{block_id}\" {version}: ");
-                out.extend(
-                    t.check(&allowed)
-                        .iter()
-                        .filter(|i| {
-                            matches!(
-                                i.kind(),
-                                CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
-                            )
-                        })
-                        .map(|issue| located(issue, &at, &prefix)),
-                );
-            }
-            _ => {}
         }
+        Some(Value::Object(prompt_ref)) => {
+            let (Some(block_id), Some(range)) = (
+                prompt_ref.get("prompt").and_then(Value::as_str),
+                prompt_ref.get("version").and_then(Value::as_str),
+            ) else {
+                return;
+            };
+            let Some(k) = refs.pick_block(block_id, range) else {
+                return;
+            }; // refs reported it
+            let Some(block) = ctx.blocks.get(k) else {
+                return;
+            };
+            let Some(source) = block.pointer("/content/template").and_then(Value::as_str) else {
+                return;
+            };
+            let Ok(t) = CompiledTemplate::parse(source) else {
+                return;
+            }; // reported at the block
+            let (names, _) = parameters(block.pointer("/content/parameters"));
+            let allowed = AllowedVariables::new()
+                .with_params(names)
+                .with_settings(settings)
+                .with_input(input);
+            let version = block.get("version").and_then(Value::as_str).unwrap_or("");
+            let prefix = format!("prompt block \"{block_id}\" {version}: ");
+            out.extend(
+                t.check(&allowed)
+                    .iter()
+                    .filter(|i| {
+                        matches!(
+                            i.kind(),
+                            CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
+                        )
+                    })
+                    .map(|issue| located(issue, &at, &prefix)),
+            );
+        }
+        _ => {}
     }
 }
 
