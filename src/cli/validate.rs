@@ -1,9 +1,12 @@
 //! `runstart validate <index.json>...`: validate pack indexes, print every issue.
 
 use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, write_json};
-use runstart::diagnostics::{Issue, render};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use runstart::diagnostics::{Issue, Report, render};
 use runstart::validate::{ValidateOptions, validate_index};
 use serde::Serialize;
+use std::io::IsTerminal;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -18,6 +21,12 @@ pub struct Args {
     /// Do not warn when a file is not in canonical form.
     #[arg(long)]
     no_canonical_check: bool,
+    /// Worker threads (default: one per core). The report is the same for any count.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// No progress bar and no summary line on stderr.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Serialize)]
@@ -30,16 +39,60 @@ struct FileReport<'a> {
 }
 
 pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot start worker threads: {e}")))?;
+    let results = pool.install(|| validate_files(&args));
+    print_reports(&args, results, out)
+}
+
+type FileResult = (String, std::io::Result<(Vec<u8>, Report)>);
+
+fn validate_files(args: &Args) -> Vec<FileResult> {
     let options = ValidateOptions::new().should_check_canonical_form(!args.no_canonical_check);
+    // A progress bar only helps a person watching many files; never in pipes or CI logs.
+    let show_progress = !args.quiet && args.files.len() > 1 && std::io::stderr().is_terminal();
+    let progress = if show_progress {
+        let bar = ProgressBar::new(args.files.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    // Files are validated in parallel; results come back in argument order.
+    let results: Vec<FileResult> = args
+        .files
+        .par_iter()
+        .map(|path| {
+            let name = path.display().to_string();
+            let result = std::fs::read(path).map(|bytes| {
+                let report = validate_index(&bytes, &options);
+                (bytes, report)
+            });
+            progress.inc(1);
+            (name, result)
+        })
+        .collect();
+    progress.finish_and_clear();
+    results
+}
+
+fn print_reports(
+    args: &Args,
+    results: Vec<FileResult>,
+    out: &mut dyn Write,
+) -> Result<u8, CliError> {
     let mut any_errors = false;
     let mut io_failed = false;
     let mut json_reports = Vec::new();
-    let mut reports = Vec::with_capacity(args.files.len());
-    for path in &args.files {
-        let name = path.display().to_string();
-        match std::fs::read(path) {
-            Ok(bytes) => {
-                let report = validate_index(&bytes, &options);
+    let mut reports = Vec::with_capacity(results.len());
+    for (name, result) in results {
+        match result {
+            Ok((bytes, report)) => {
                 any_errors |= report.has_errors();
                 reports.push((name, bytes, report));
             }
@@ -67,7 +120,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         Format::Json => {
             write_json(out, &json_reports)?;
         }
-        Format::Human => {
+        Format::Human if !args.quiet => {
             let (errors, warnings) = reports.iter().fold((0, 0), |(e, w), (_, _, r)| {
                 (e + r.error_count(), w + r.warning_count())
             });
@@ -78,6 +131,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             )
             .ok();
         }
+        Format::Human => {}
     }
     Ok(if io_failed {
         EXIT_USAGE

@@ -1,0 +1,119 @@
+//! Run start: an agent with 20 tool refs, 2 guardrails, a settings block and 2 capabilities,
+//! routed against the shared medium routing workload; from one thread and from two at once.
+
+mod util {
+    pub fn shared(relative: &str) -> String {
+        let path = format!("{}/../shared/{relative}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+    }
+}
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use runstart::index::load;
+use runstart::route::{ProviderMetadata, RouteInput};
+use runstart::run::{RunRequest, RunStart};
+use serde_json::{Value, json};
+use std::hint::black_box;
+
+/// The pack: 20 tools, 2 guardrails, a settings block, one agent using all of them with the
+/// medium workload's capability plus an embedding capability.
+fn setup() -> (RunStart, RunRequest) {
+    let workloads: Value =
+        serde_json::from_str(&util::shared("bench/route-workloads.json")).expect("workloads");
+    let medium: RouteInput =
+        serde_json::from_value(workloads["workloads"]["medium"]["input"].clone())
+            .expect("medium input");
+    let tools: Vec<Value> = (0..20)
+        .map(|i| json!({"id": format!("bench.tool-{i:02}"), "version": format!("1.{i}.0"), "input": {"type": "object"}, "output": {"type": "object"}, "modulePath": "t.ts"}))
+        .collect();
+    let ranges = [
+        "^1.0.0",
+        "~1.{i}.0",
+        "1.x",
+        ">=1.0.0 <2.0.0",
+        "1.{i}.0 || 2.0.0",
+    ];
+    let refs: Vec<Value> = (0..20)
+        .map(|i| json!({"id": format!("bench.tool-{i:02}"), "version": ranges[i % ranges.len()].replace("{i}", &i.to_string())}))
+        .collect();
+    let llm = serde_json::to_value(&medium.capability).expect("capability");
+    let pack = json!({
+        "v": 1, "packId": "bench", "packVersion": "1.0.0", "artifactVersion": "1", "publishedAt": "2026-01-01T00:00:00.000Z",
+        "tools": tools,
+        "guardrails": [
+            {"id": "bench.guard-a", "kind": "zero-llm", "action": {"on-violation": "halt"}, "checkModulePath": "g.ts"},
+            {"id": "bench.guard-b", "kind": "zero-llm", "action": {"on-violation": "warn"}, "checkModulePath": "g.ts"}
+        ],
+        "blocks": [{"id": "bench.style", "version": "1.2.0", "kind": "settings", "modulePath": "b.json", "content": {"values": {"tone": "warm", "maxWords": 150}}}],
+        "flows": [],
+        "agents": [{
+            "id": "bench.agent", "version": "1.0.0", "name": "Bench", "modulePath": "a.ts",
+            "instructions": "You help {{ customer }} of {{ company }} on {{ today }}.\n{% if vip %}VIP.{% endif %} Tone: {{ settings[\"bench.style\"].tone }}, {{ settings[\"bench.style\"].maxWords }} words.",
+            "parameters": [{"name": "customer", "type": "string"}, {"name": "company", "type": "string", "default": "Acme"}, {"name": "vip", "type": "boolean", "required": false, "default": false}],
+            "settings": [{"id": "bench.style", "version": "^1.0.0"}],
+            "capabilities": [llm, {"kind": "embedding", "needs": []}],
+            "tools": refs,
+            "guardrails": ["bench.guard-a", "bench.guard-b"],
+            "preferredProvider": medium.preferred_provider
+        }]
+    });
+    let index = load(pack.to_string().as_bytes())
+        .index
+        .expect("bench pack loads");
+    let rs = RunStart::new();
+    rs.register_pack("bench", &index).expect("registers");
+    let mut providers: Vec<ProviderMetadata> = medium.providers.clone();
+    let mut embed = providers[0].clone();
+    embed.id = "embedder".into();
+    embed.capability_kind = Some("embedding".into());
+    providers.push(embed);
+    for p in providers {
+        rs.register_provider("bench", p)
+            .expect("provider registers");
+    }
+    if let Some(policy) = medium.tenant_policy.clone() {
+        rs.set_tenant_policy("bench", Some(policy));
+    }
+    let request: RunRequest = serde_json::from_value(json!({
+        "tenantId": "bench", "agent": {"id": "bench.agent"},
+        "parameters": {"customer": "Dana", "vip": true},
+        "now": "2026-11-30T09:00:00.000Z"
+    }))
+    .expect("request");
+    (rs, request)
+}
+
+fn bench_prepare(c: &mut Criterion) {
+    let (rs, request) = setup();
+    let plan = rs.prepare(&request).expect("the bench request prepares");
+    assert_eq!(plan.tools.len(), 20);
+    assert_eq!(plan.capabilities.len(), 2);
+    let expected_provider = plan.route.provider_id.clone();
+    let mut group = c.benchmark_group("run_start");
+    group.bench_function("prepare/medium", |b| {
+        b.iter_with_large_drop(|| rs.prepare(black_box(&request)))
+    });
+    // Two threads at once on the same registry: no locks, so each call costs about the same.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("pool");
+    group.bench_function("prepare/medium_2_threads_x2", |b| {
+        b.iter_with_large_drop(|| {
+            pool.install(|| {
+                rayon::join(
+                    || rs.prepare(black_box(&request)),
+                    || rs.prepare(black_box(&request)),
+                )
+            })
+        })
+    });
+    group.finish();
+    assert_eq!(
+        rs.prepare(&request).expect("plan").route.provider_id,
+        expected_provider
+    );
+}
+
+criterion_group!(benches, bench_prepare);
+criterion_main!(benches);
