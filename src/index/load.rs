@@ -5,6 +5,7 @@ use super::wire::Env;
 use super::{Indexed, Limits, PackIndex, raw_list};
 use crate::diagnostics::{Issue, Report};
 use crate::schema::issue_from_error;
+use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -38,16 +39,47 @@ pub struct Loaded<'a> {
     pub report: Report,
 }
 
-fn shape_validator() -> &'static jsonschema::Validator {
-    static SHAPE_SCHEMA: OnceLock<jsonschema::Validator> = OnceLock::new();
-    SHAPE_SCHEMA.get_or_init(|| {
-        let schema: Value = serde_json::from_str(include_str!("pack-index.schema.json"))
+/// The shape schema split for parallel checking: the envelope (lists only as arrays) and one
+/// validator per entry kind, all built once from runstart's own pack index schema.
+struct ShapeValidators {
+    envelope: jsonschema::Validator,
+    /// `(list name, validator for one entry)`, in [`super::LISTS`] order.
+    entries: Vec<(&'static str, jsonschema::Validator)>,
+}
+
+fn build(schema: &Value) -> jsonschema::Validator {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .with_pattern_options(jsonschema::PatternOptions::regex())
+        .build(schema)
+        .expect("the embedded pack index schema compiles") // ok: compiled-in constant, covered by tests
+}
+
+fn shape_validators() -> &'static ShapeValidators {
+    static SHAPES: OnceLock<ShapeValidators> = OnceLock::new();
+    SHAPES.get_or_init(|| {
+        let full: Value = serde_json::from_str(include_str!("pack-index.schema.json"))
             .expect("the embedded pack index schema is valid JSON"); // ok: compiled-in constant, covered by tests
-        jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .should_validate_formats(true)
-            .build(&schema)
-            .expect("the embedded pack index schema compiles") // ok: compiled-in constant, covered by tests
+        let defs = full.get("$defs").cloned().unwrap_or(Value::Null);
+        let mut envelope = full.clone();
+        let mut entries = Vec::new();
+        for list in super::LISTS {
+            if let Some(prop) = envelope.pointer_mut(&format!("/properties/{list}")) {
+                *prop = serde_json::json!({"type": "array"});
+            }
+            let kind = super::kind_of_list(list);
+            let entry = serde_json::json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$defs": defs,
+                "$ref": format!("#/$defs/{kind}"),
+            });
+            entries.push((list, build(&entry)));
+        }
+        ShapeValidators {
+            envelope: build(&envelope),
+            entries,
+        }
     })
 }
 
@@ -219,11 +251,29 @@ fn check_document(document: &Value, report: &mut Report) -> Option<PackIndex> {
             return None;
         }
     }
+    let shapes = shape_validators();
     report.extend(
-        shape_validator()
+        shapes
+            .envelope
             .iter_errors(document)
             .map(|e| issue_from_error(&e, "", SHAPE)),
     );
+    // Entries are independent: check them in parallel, keeping file order.
+    for (list, validator) in &shapes.entries {
+        let issues: Vec<Vec<Issue>> = raw_list(document, list)
+            .par_iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                let base = format!("/{list}/{i}");
+                validator
+                    .iter_errors(entry)
+                    // Schema paths come out as in the whole index schema (`#/$defs/tool/…`).
+                    .map(|e| issue_from_error(&e, &base, SHAPE))
+                    .collect()
+            })
+            .collect();
+        report.extend(issues.into_iter().flatten());
+    }
     Some(PackIndex {
         pack_id: string_field(document, "packId"),
         pack_version: string_field(document, "packVersion"),
@@ -249,9 +299,9 @@ fn string_field(document: &Value, name: &str) -> String {
 }
 
 /// Entries of `list` whose shape deserializes; the others were reported by the shape check.
-fn entries<T: DeserializeOwned>(document: &Value, list: &str) -> Vec<Indexed<T>> {
+fn entries<T: DeserializeOwned + Send>(document: &Value, list: &str) -> Vec<Indexed<T>> {
     raw_list(document, list)
-        .iter()
+        .par_iter()
         .enumerate()
         .filter_map(|(index, raw)| {
             T::deserialize(raw)
@@ -276,7 +326,7 @@ mod tests {
 
     #[test]
     fn embedded_schema_compiles() {
-        let _ = shape_validator();
+        assert_eq!(shape_validators().entries.len(), 5);
     }
 
     #[test]
