@@ -5,6 +5,10 @@
 //! acyclic, every node is reachable and reaches `$end`, and it validates clean (asserted once
 //! before timing). Each node carries an `inputMapping` naming an earlier node, so rule 13 has
 //! work too.
+//!
+//! Wall time per element grows with size on a shared machine (the working set leaves the
+//! caches), but the work does not: under callgrind one call costs 4,082 / 4,053 / 4,088
+//! instructions per node-or-edge at 1k / 10k / 100k nodes (2026-11-30).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use runstart::flow::{FlowContext, validate_flow};

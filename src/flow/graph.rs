@@ -80,7 +80,7 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
                 ),
             };
             out.push(
-                Issue::error(code, pointer::join(&e.pointer, &[endpoint]), message)
+                Issue::error(code, pointer::join(&e.pointer(), &[endpoint]), message)
                     .with_param("edgeId", edge_id)
                     .with_param("endpoint", endpoint)
                     .with_param("referencedId", id),
@@ -121,7 +121,7 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
             out.push(
                 Issue::warning(
                     codes::START_TO_END_EDGE,
-                    e.pointer.clone(),
+                    e.pointer(),
                     format!(
                         "Edge \"{edge_id}\" goes straight from {start} to {end}: it runs nothing; remove it"
                     ),
@@ -133,7 +133,7 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
             out.push(
                 Issue::warning(
                     codes::DUPLICATE_PARALLEL_EDGE,
-                    e.pointer.clone(),
+                    e.pointer(),
                     format!(
                         "Edge \"{edge_id}\" repeats an earlier edge from \"{}\" to \"{}\"; \
                          merge them (combine their predicates with `or`)",
@@ -233,7 +233,7 @@ fn cycles(
             .iter()
             .take(path.len().saturating_sub(1))
             .filter_map(|&i| scope.nodes.get(i).and_then(|&n| view.nodes.get(n)))
-            .map(|n| n.pointer.clone())
+            .map(|n| n.pointer())
             .collect();
         let at = pointers
             .first()
@@ -354,7 +354,7 @@ fn reachability(
                     Issue::new(
                         Severity::Warning,
                         codes::NODE_UNREACHABLE,
-                        node.pointer.clone(),
+                        node.pointer(),
                         format!(
                             "Node \"{id}\" is unreachable from {start}: no path of edges leads to it, \
                              so it never runs; add an edge to it or remove it"
@@ -380,7 +380,7 @@ fn reachability(
                     Issue::new(
                         Severity::Warning,
                         codes::NODE_CANNOT_REACH_END,
-                        node.pointer.clone(),
+                        node.pointer(),
                         format!(
                             "Node \"{id}\" has no path to {end}: its output never reaches the {}; \
                              add an edge from it or remove it",

@@ -456,11 +456,11 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
         return out.into_iter().map(|i| i.under(base)).collect();
     }
     for n in &view.nodes {
-        shape::node(&mut out, n.value, &n.pointer);
+        shape::node(&mut out, n.value, &n.pointer());
     }
     for (s, scope) in view.scopes.iter().enumerate() {
         for e in &scope.edges {
-            shape::edge(&mut out, e.value, &e.pointer, s > 0);
+            shape::edge(&mut out, e.value, || e.pointer(), s > 0);
         }
     }
     let flow_id = flow.get("id").and_then(Value::as_str).unwrap_or_default();

@@ -8,6 +8,7 @@
 
 use crate::diagnostics::pointer;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// The kind of a node, read from `kind` (and `loopKind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,8 +54,10 @@ impl Kind {
 #[derive(Debug)]
 pub(crate) struct NodeView<'a> {
     pub value: &'a Value,
-    /// Pointer relative to the flow document.
-    pub pointer: String,
+    /// Pointer of the array holding the node; see [`NodeView::pointer`].
+    array: Rc<str>,
+    /// Position in that array.
+    position: usize,
     /// The id when it is a non-empty string.
     pub id: Option<&'a str>,
     pub kind: Kind,
@@ -62,11 +65,24 @@ pub(crate) struct NodeView<'a> {
     pub body_scope: Option<usize>,
 }
 
+impl NodeView<'_> {
+    /// The node's pointer, relative to the flow document. Built on demand: pointers are
+    /// needed only for issues, and building one per node dominated validation time.
+    pub(crate) fn pointer(&self) -> String {
+        let mut p = String::with_capacity(self.array.len() + 6);
+        p.push_str(&self.array);
+        pointer::push_index(&mut p, self.position);
+        p
+    }
+}
+
 /// One edge of a scope.
 #[derive(Debug)]
 pub(crate) struct EdgeView<'a> {
     pub value: &'a Value,
-    pub pointer: String,
+    /// Pointer of the scope's `edges` array; see [`EdgeView::pointer`].
+    array: Rc<str>,
+    position: usize,
     pub id: Option<&'a str>,
     pub from: Option<&'a str>,
     pub to: Option<&'a str>,
@@ -74,6 +90,16 @@ pub(crate) struct EdgeView<'a> {
     /// the document's scattered maps.
     pub when: Option<&'a Value>,
     pub policy: Option<&'a Value>,
+}
+
+impl EdgeView<'_> {
+    /// The edge's pointer, relative to the flow document, built on demand.
+    pub(crate) fn pointer(&self) -> String {
+        let mut p = String::with_capacity(self.array.len() + 6);
+        p.push_str(&self.array);
+        pointer::push_index(&mut p, self.position);
+        p
+    }
 }
 
 /// The outer flow, or one loop body.
@@ -111,21 +137,19 @@ fn edges_of<'a>(holder: &'a Value, holder_pointer: &str) -> Vec<EdgeView<'a>> {
     let Some(edges) = holder.get("edges").and_then(Value::as_array) else {
         return Vec::new();
     };
+    let array: Rc<str> = Rc::from(pointer::join(holder_pointer, &["edges"]));
     edges
         .iter()
         .enumerate()
-        .map(|(i, e)| {
-            let mut p = pointer::join(holder_pointer, &["edges"]);
-            pointer::push_index(&mut p, i);
-            EdgeView {
-                value: e,
-                pointer: p,
-                id: non_empty_str(e.get("id")),
-                from: non_empty_str(e.get("from")),
-                to: non_empty_str(e.get("to")),
-                when: e.get("when"),
-                policy: e.get("policy"),
-            }
+        .map(|(i, e)| EdgeView {
+            value: e,
+            array: Rc::clone(&array),
+            position: i,
+            id: non_empty_str(e.get("id")),
+            from: non_empty_str(e.get("from")),
+            to: non_empty_str(e.get("to")),
+            when: e.get("when"),
+            policy: e.get("policy"),
         })
         .collect()
 }
@@ -151,22 +175,22 @@ impl<'a> FlowView<'a> {
         // Each frame: the node array still to walk, the next position, its scope and the
         // pointer of that array. Pushing a body's frame above the rest of its parent's array
         // gives the pre-order walk of the spec.
-        let mut stack: Vec<(&'a [Value], usize, usize, String)> = Vec::new();
+        let mut stack: Vec<(&'a [Value], usize, usize, Rc<str>)> = Vec::new();
         if let Some(nodes) = flow.get("nodes").and_then(Value::as_array) {
-            stack.push((nodes.as_slice(), 0, 0, "/nodes".to_owned()));
+            stack.push((nodes.as_slice(), 0, 0, Rc::from("/nodes")));
         }
         while let Some((nodes, at, scope, array_pointer)) = stack.pop() {
             let Some(node) = nodes.get(at) else { continue };
-            let mut node_pointer = array_pointer.clone();
-            pointer::push_index(&mut node_pointer, at);
-            stack.push((nodes, at + 1, scope, array_pointer));
+            stack.push((nodes, at + 1, scope, Rc::clone(&array_pointer)));
             let kind = Kind::of(node);
             let index = view.nodes.len();
             let mut body_scope = None;
             if kind.is_loop()
                 && let Some(body) = node.get("body").filter(|b| b.is_object())
             {
-                let body_pointer = pointer::join(&node_pointer, &["body"]);
+                let mut body_pointer = array_pointer.to_string();
+                pointer::push_index(&mut body_pointer, at);
+                pointer::push(&mut body_pointer, "body");
                 body_scope = Some(view.scopes.len());
                 view.scopes.push(ScopeView {
                     owner: Some(index),
@@ -182,13 +206,14 @@ impl<'a> FlowView<'a> {
                         body_nodes.as_slice(),
                         0,
                         new_scope,
-                        pointer::join(&body_pointer, &["nodes"]),
+                        Rc::from(pointer::join(&body_pointer, &["nodes"])),
                     ));
                 }
             }
             view.nodes.push(NodeView {
                 value: node,
-                pointer: node_pointer,
+                array: array_pointer,
+                position: at,
                 id: non_empty_str(node.get("id")),
                 kind,
                 body_scope,
@@ -231,8 +256,11 @@ mod tests {
         assert_eq!(view.scopes.len(), 3);
         assert_eq!(view.scopes[1].pointer, "/nodes/1/body");
         assert_eq!(view.scopes[2].pointer, "/nodes/1/body/nodes/0/body");
-        assert_eq!(view.nodes[3].pointer, "/nodes/1/body/nodes/0/body/nodes/0");
-        assert_eq!(view.scopes[1].edges[0].pointer, "/nodes/1/body/edges/0");
+        assert_eq!(
+            view.nodes[3].pointer(),
+            "/nodes/1/body/nodes/0/body/nodes/0"
+        );
+        assert_eq!(view.scopes[1].edges[0].pointer(), "/nodes/1/body/edges/0");
         let outer: Vec<_> = view.scopes[0]
             .nodes
             .iter()

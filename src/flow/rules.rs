@@ -69,7 +69,7 @@ pub(crate) fn node_ids(out: &mut Sink, view: &FlowView<'_>) {
             out.push(
                 Issue::error(
                     codes::RESERVED_ID,
-                    pointer::join(&n.pointer, &["id"]),
+                    pointer::join(&n.pointer(), &["id"]),
                     format!(
                         "Node id \"{id}\" is reserved as a flow sentinel and may not name a node"
                     ),
@@ -86,7 +86,7 @@ pub(crate) fn node_ids(out: &mut Sink, view: &FlowView<'_>) {
             out.push(
                 Issue::error(
                     codes::DUPLICATE_NODE_ID,
-                    pointer::join(&n.pointer, &["id"]),
+                    pointer::join(&n.pointer(), &["id"]),
                     format!(
                         "Node id \"{id}\" is used more than once (across outer flow and loop bodies)"
                     ),
@@ -99,7 +99,8 @@ pub(crate) fn node_ids(out: &mut Sink, view: &FlowView<'_>) {
 
 /// Rule 3: edge ids, outer edges first, then each body's in walk order.
 pub(crate) fn edge_ids(out: &mut Sink, view: &FlowView<'_>) {
-    let mut seen: HashSet<&str> = HashSet::new();
+    let total = view.scopes.iter().map(|s| s.edges.len()).sum();
+    let mut seen: HashSet<&str> = HashSet::with_capacity(total);
     for scope in &view.scopes {
         for e in &scope.edges {
             if let Some(id) = e.id
@@ -108,7 +109,7 @@ pub(crate) fn edge_ids(out: &mut Sink, view: &FlowView<'_>) {
                 out.push(
                     Issue::error(
                         codes::DUPLICATE_EDGE_ID,
-                        pointer::join(&e.pointer, &["id"]),
+                        pointer::join(&e.pointer(), &["id"]),
                         format!(
                             "Edge id \"{id}\" is used more than once (across outer flow and loop bodies)"
                         ),
@@ -131,7 +132,7 @@ pub(crate) fn predicates(out: &mut Sink, view: &FlowView<'_>) {
             expr::check(
                 out,
                 exit,
-                &pointer::join(&l.pointer, &["exitCondition"]),
+                &pointer::join(&l.pointer(), &["exitCondition"]),
                 Site::ExitCondition(id_of(l)),
             );
         }
@@ -144,7 +145,7 @@ pub(crate) fn predicates(out: &mut Sink, view: &FlowView<'_>) {
                 None => Site::Edge(edge_id),
                 Some(l) => Site::BodyEdge(id_of(l), edge_id),
             };
-            expr::check(out, when, &pointer::join(&e.pointer, &["when"]), site);
+            expr::check(out, when, &pointer::join(&e.pointer(), &["when"]), site);
         }
     }
     // A while loop whose `body` is not an object has no scope; its exitCondition still counts.
@@ -157,7 +158,7 @@ pub(crate) fn predicates(out: &mut Sink, view: &FlowView<'_>) {
             expr::check(
                 out,
                 exit,
-                &pointer::join(&l.pointer, &["exitCondition"]),
+                &pointer::join(&l.pointer(), &["exitCondition"]),
                 Site::ExitCondition(id_of(l)),
             );
         }
@@ -174,7 +175,7 @@ pub(crate) fn edge_policies(out: &mut Sink, view: &FlowView<'_>) {
             continue;
         };
         let id = e.id.unwrap_or_default();
-        let base = pointer::join(&e.pointer, &["policy"]);
+        let base = pointer::join(&e.pointer(), &["policy"]);
         let mut bad = |field: &str, reason: String| {
             let tokens: Vec<&str> = field.split('.').collect();
             let at = deepest(policy_value, &base, &tokens);
@@ -309,7 +310,7 @@ pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
                 out.push(
                     Issue::error(
                         codes::LOOP_INVALID_MAX_ITERATIONS,
-                        pointer::join(&l.pointer, &["maxIterations"]),
+                        pointer::join(&l.pointer(), &["maxIterations"]),
                         format!("Loop node \"{id}\": {reason} (got {})", got(Some(m))),
                     )
                     .with_param("loopNodeId", id)
@@ -320,7 +321,7 @@ pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
         // Rule 8.
         let has = |f: &str| v.get(f).is_some();
         let mut mismatch = |problem: &str, field: Option<&str>| {
-            let at = field.map_or_else(|| l.pointer.clone(), |f| pointer::join(&l.pointer, &[f]));
+            let at = field.map_or_else(|| l.pointer(), |f| pointer::join(&l.pointer(), &[f]));
             let kind = if l.kind == Kind::While {
                 "while"
             } else {
@@ -371,7 +372,7 @@ pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
         }
         // Rule 9.
         if let Some(schema) = v.get("outputSchema").filter(|s| s.is_object()) {
-            let at = pointer::join(&l.pointer, &["outputSchema"]);
+            let at = pointer::join(&l.pointer(), &["outputSchema"]);
             for problem in compile_output_schema(schema, &at) {
                 out.push(
                     Issue::error(
@@ -415,7 +416,7 @@ pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
                 out.push(
                     Issue::error(
                         codes::LOOP_INVALID_CONCURRENCY,
-                        pointer::join(&l.pointer, &["concurrency"]),
+                        pointer::join(&l.pointer(), &["concurrency"]),
                         format!(
                             "Loop node \"{id}\": concurrency {detail} (got {})",
                             got(Some(c))
@@ -446,7 +447,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
         if let Some(branches) = branches {
             if branches.len() < 2 {
                 bad(
-                    pointer::join(&f.pointer, &["branches"]),
+                    pointer::join(&f.pointer(), &["branches"]),
                     "branches",
                     None,
                     format!("Fanout node \"{id}\": must declare at least 2 branches"),
@@ -454,7 +455,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
             }
             let mut seen = HashSet::new();
             for (i, b) in branches.iter().enumerate() {
-                let mut bp = pointer::join(&f.pointer, &["branches"]);
+                let mut bp = pointer::join(&f.pointer(), &["branches"]);
                 pointer::push_index(&mut bp, i);
                 if !b.is_object() {
                     continue; // the shape check reported it
@@ -530,7 +531,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
             )
         {
             bad(
-                pointer::join(&f.pointer, &["convergence"]),
+                pointer::join(&f.pointer(), &["convergence"]),
                 "convergence",
                 None,
                 format!(
@@ -558,7 +559,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
             };
             if let Some(reason) = reason {
                 bad(
-                    pointer::join(&f.pointer, &["concurrency"]),
+                    pointer::join(&f.pointer(), &["concurrency"]),
                     "concurrency",
                     None,
                     format!("Fanout node \"{id}\": {reason}"),
@@ -584,7 +585,7 @@ pub(crate) fn subgraphs(out: &mut Sink, view: &FlowView<'_>) {
                     .with_param("field", field),
             );
         };
-        let at = |f: &[&str]| deepest(s.value, &s.pointer, f);
+        let at = |f: &[&str]| deepest(s.value, &s.pointer(), f);
         match s.value.get("flowRef").and_then(Value::as_object) {
             None => bad(at(&["flowRef"]), "flowRef", "must be an object".into()),
             Some(r) => {
@@ -734,10 +735,11 @@ fn mapping_paths(
 
 /// Rule 13: leaf `inputMapping`s in walk order, then `output.mapping`.
 pub(crate) fn mappings(out: &mut Sink, view: &FlowView<'_>, flow: &Value) {
-    let all_ids: HashSet<&str> = view.nodes.iter().filter_map(|n| n.id).collect();
+    let mut all_ids: HashSet<&str> = HashSet::with_capacity(view.nodes.len());
+    all_ids.extend(view.nodes.iter().filter_map(|n| n.id));
     for n in view.nodes.iter().filter(|n| n.kind.is_leaf()) {
         if let Some(m) = n.value.get("inputMapping") {
-            mapping_paths(out, m, &n.pointer, Some(id_of(n)), &all_ids);
+            mapping_paths(out, m, &n.pointer(), Some(id_of(n)), &all_ids);
         }
     }
     if let Some(m) = flow.get("output").and_then(|o| o.get("mapping")) {
@@ -796,7 +798,7 @@ pub(crate) fn references(out: &mut Sink, view: &FlowView<'_>, ctx: &FlowContext)
                         Issue::new(
                             options.unknown_reference,
                             code,
-                            pointer::join(&n.pointer, &["ref"]),
+                            pointer::join(&n.pointer(), &["ref"]),
                             format!(
                                 "{label} node \"{id}\" runs {what} \"{r}\", which the pack does not define; \
                                  add the {what} to the pack or fix the ref (the run would be refused with flow-unbound)"
@@ -824,7 +826,7 @@ pub(crate) fn references(out: &mut Sink, view: &FlowView<'_>, ctx: &FlowContext)
                             .get("branchId")
                             .and_then(Value::as_str)
                             .unwrap_or_default();
-                        let mut at = pointer::join(&n.pointer, &["branches"]);
+                        let mut at = pointer::join(&n.pointer(), &["branches"]);
                         pointer::push_index(&mut at, i);
                         pointer::push(&mut at, "handler");
                         out.push(
@@ -855,7 +857,7 @@ pub(crate) fn references(out: &mut Sink, view: &FlowView<'_>, ctx: &FlowContext)
                     Issue::new(
                         options.subgraph,
                         codes::FLOW_UNBOUND,
-                        n.pointer.clone(),
+                        n.pointer(),
                         format!(
                             "Subgraph node \"{id}\" (flow \"{target}\") cannot run: the runtime refuses \
                              every subgraph node at run start (flow-unbound); inline the child flow's nodes instead"
@@ -871,7 +873,7 @@ pub(crate) fn references(out: &mut Sink, view: &FlowView<'_>, ctx: &FlowContext)
 
 /// Outer node ids to their first node index, for graph building.
 pub(crate) fn first_index<'a>(view: &FlowView<'a>, scope: usize) -> HashMap<&'a str, usize> {
-    let mut map = HashMap::new();
+    let mut map = HashMap::with_capacity(view.scopes.get(scope).map_or(0, |s| s.nodes.len()));
     if let Some(s) = view.scopes.get(scope) {
         for (local, &n) in s.nodes.iter().enumerate() {
             if let Some(id) = view.nodes.get(n).and_then(|n| n.id) {

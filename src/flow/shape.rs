@@ -525,8 +525,35 @@ fn loop_body(out: &mut Sink, v: &Value, at: &str) {
     }
 }
 
-/// An edge; `body` for a loop body edge (which has no `policy`).
-pub(crate) fn edge(out: &mut Sink, v: &Value, at: &str, body: bool) {
+/// Whether an edge needs no structural issue; checked without allocating.
+fn edge_is_clean(v: &Value, body: bool) -> bool {
+    let Some(obj) = v.as_object() else {
+        return false;
+    };
+    let allowed = if body { LOOP_EDGE_FIELDS } else { EDGE_FIELDS };
+    ["id", "from", "to"].iter().all(|f| {
+        obj.get(*f)
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    }) && obj.keys().all(|k| allowed.contains(&k.as_str()))
+        && obj.get("policy").is_none_or(|p| {
+            p.as_object().is_some_and(|p| {
+                p.keys().all(|k| POLICY_FIELDS.contains(&k.as_str()))
+                    && p.get("retry").is_none_or(|r| {
+                        r.as_object()
+                            .is_some_and(|r| r.keys().all(|k| RETRY_FIELDS.contains(&k.as_str())))
+                    })
+            })
+        })
+}
+
+/// An edge; `body` for a loop body edge (which has no `policy`). `at` builds its pointer,
+/// called only when there is something to report.
+pub(crate) fn edge(out: &mut Sink, v: &Value, at: impl FnOnce() -> String, body: bool) {
+    if edge_is_clean(v, body) {
+        return;
+    }
+    let at = &at();
     let sp = if body { "$defs/LoopEdge" } else { "$defs/Edge" };
     let Some(obj) = v.as_object() else {
         return type_error(out, at, sp, "object");
