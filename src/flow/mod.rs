@@ -39,7 +39,7 @@ pub mod wire;
 
 pub use shape::SCHEMA_VALIDATION_FAILED;
 
-use crate::diagnostics::{Issue, Report, Severity, pointer};
+use crate::diagnostics::{Issue, Report, Severity};
 use crate::index::raw_list;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -256,132 +256,17 @@ impl FlowContext {
 
 /// Compiles a loop, fanout branch, subgraph or flow output schema.
 ///
-/// Upstream compiles these with Ajv 2020-12 in strict mode (spec §2.1). For now this checks
-/// the draft 2020-12 meta-schema ([`crate::schema::check_meta`]) plus Ajv strict mode's
-/// unknown-keyword rule; it is the one place to swap in the shared strict compiler. Issues
-/// carry `pointer` joined with the path inside the schema; their messages are the compiler's.
+/// Upstream compiles these with Ajv 2020-12 in strict mode (spec §2.1); this uses the shared
+/// compile-once strict compiler ([`crate::schema::SchemaCache::global`]), the same one agent
+/// output schemas and settings schemas go through. One issue per reason, at `at`; the
+/// messages are the compiler's.
 fn compile_output_schema(schema: &Value, at: &str) -> Vec<Issue> {
-    let mut issues = crate::schema::check_meta(schema, at);
-    strict_unknown_keywords(schema, at, &mut issues);
-    issues
-}
-
-/// The keywords of JSON Schema draft 2020-12 (all vocabularies), plus the one annotation
-/// upstream registers (`x-kindgi-tunable`, spec §2.1).
-const KNOWN_KEYWORDS: &[&str] = &[
-    "$schema",
-    "$id",
-    "$ref",
-    "$anchor",
-    "$dynamicRef",
-    "$dynamicAnchor",
-    "$vocabulary",
-    "$comment",
-    "$defs",
-    "definitions",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "prefixItems",
-    "items",
-    "contains",
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "type",
-    "enum",
-    "const",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-    "title",
-    "description",
-    "default",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "examples",
-    "x-kindgi-tunable",
-];
-
-/// Ajv strict mode: an unknown keyword fails compilation (`strict mode: unknown keyword:
-/// "<k>"`). Walks subschemas with an explicit stack.
-fn strict_unknown_keywords(schema: &Value, at: &str, issues: &mut Vec<Issue>) {
-    const ONE: &[&str] = &[
-        "not",
-        "if",
-        "then",
-        "else",
-        "items",
-        "contains",
-        "additionalProperties",
-        "propertyNames",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-    ];
-    const MANY: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-    const MAPS: &[&str] = &[
-        "$defs",
-        "definitions",
-        "properties",
-        "patternProperties",
-        "dependentSchemas",
-    ];
-    let mut stack = vec![(schema, at.to_owned())];
-    while let Some((s, here)) = stack.pop() {
-        let Some(obj) = s.as_object() else { continue };
-        for (k, v) in obj {
-            let child = pointer::join(&here, &[k]);
-            if !KNOWN_KEYWORDS.contains(&k.as_str()) {
-                issues.push(
-                    Issue::error(
-                        crate::schema::INVALID_SCHEMA,
-                        child,
-                        format!("strict mode: unknown keyword: \"{k}\""),
-                    )
-                    .with_keyword("strict"),
-                );
-            } else if ONE.contains(&k.as_str()) {
-                stack.push((v, child));
-            } else if MANY.contains(&k.as_str()) {
-                for (i, item) in v.as_array().into_iter().flatten().enumerate() {
-                    let mut p = child.clone();
-                    pointer::push_index(&mut p, i);
-                    stack.push((item, p));
-                }
-            } else if MAPS.contains(&k.as_str()) {
-                for (name, item) in v.as_object().into_iter().flatten() {
-                    stack.push((item, pointer::join(&child, &[name])));
-                }
-            }
-        }
+    match crate::schema::SchemaCache::global().get(schema).as_ref() {
+        Ok(_) => Vec::new(),
+        Err(why) => why
+            .iter()
+            .map(|w| Issue::error(crate::schema::SCHEMA_COMPILE, at, w.clone()))
+            .collect(),
     }
 }
 

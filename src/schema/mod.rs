@@ -168,6 +168,17 @@ impl SchemaCache {
         SchemaCache::default()
     }
 
+    /// The process-wide cache that validation shares across calls and threads. It holds at
+    /// most [`SchemaCache::GLOBAL_CAPACITY`] schemas and starts over when full, so a
+    /// long-running deploy service does not grow without bound.
+    pub fn global() -> &'static SchemaCache {
+        static GLOBAL: OnceLock<SchemaCache> = OnceLock::new();
+        GLOBAL.get_or_init(SchemaCache::new)
+    }
+
+    /// Most schemas [`SchemaCache::global`] keeps.
+    pub const GLOBAL_CAPACITY: usize = 4096;
+
     /// The compiled form of `schema`, compiling it on first use.
     pub fn get(&self, schema: &Value) -> SharedCompile {
         let key = schema.to_string();
@@ -178,6 +189,9 @@ impl SchemaCache {
         }
         let compiled = Arc::new(CompiledSchema::compile(schema));
         if let Ok(mut map) = self.compiled.write() {
+            if map.len() >= Self::GLOBAL_CAPACITY {
+                map.clear();
+            }
             map.entry(key).or_insert_with(|| Arc::clone(&compiled));
         }
         compiled

@@ -28,6 +28,7 @@ use rayon::prelude::*;
 pub struct ValidateOptions {
     skip_canonical_check: bool,
     limits: Limits,
+    flow: crate::flow::FlowOptions,
 }
 
 impl ValidateOptions {
@@ -41,6 +42,14 @@ impl ValidateOptions {
     #[must_use]
     pub fn should_check_canonical_form(mut self, yes: bool) -> ValidateOptions {
         self.skip_canonical_check = !yes;
+        self
+    }
+
+    /// Severities of the flow checks beyond upstream (unknown tool or agent references,
+    /// subgraph nodes). Default [`crate::flow::FlowOptions::new`]: errors.
+    #[must_use]
+    pub fn with_flow_options(mut self, flow: crate::flow::FlowOptions) -> ValidateOptions {
+        self.flow = flow;
         self
     }
 
@@ -87,7 +96,8 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
         };
         let pack_refs = refs::PackRefs::new(index, document);
         let template_ctx = templates::TemplateContext::new(document);
-        let flow_ctx = crate::flow::FlowContext::of_index(document);
+        let flow_ctx =
+            crate::flow::FlowContext::of_index(document).with_options(options.flow.clone());
         // Entries are independent: check them in parallel. Each group keeps its entries'
         // order, and the report is sorted at the end, so the output does not depend on the
         // thread count.
