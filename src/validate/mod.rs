@@ -81,13 +81,35 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
     if let (Some(text), Some(document), Some(index)) =
         (loaded.text, loaded.document.as_ref(), loaded.index.as_ref())
     {
-        if !options.skip_canonical_check {
-            determinism::check_canonical(text, document, &mut report);
-        }
-        determinism::check_sorted(document, &mut report);
-        determinism::check_duplicates(document, &mut report);
-        env::check_env(document, &mut report);
-        entries::check_module_paths(document, &mut report);
+        // The whole-file checks are sequential; run them beside the per-entry checks.
+        let (file_issues, entry_issues) = rayon::join(
+            || {
+                let mut file = Report::new();
+                if !options.skip_canonical_check {
+                    determinism::check_canonical(text, document, &mut file);
+                }
+                determinism::check_sorted(document, &mut file);
+                determinism::check_duplicates(document, &mut file);
+                env::check_env(document, &mut file);
+                entries::check_module_paths(document, &mut file);
+                file
+            },
+            || check_entries(document, index, options),
+        );
+        report.extend(file_issues.into_issues());
+        report.extend(entry_issues);
+    }
+    report.finish()
+}
+
+/// Every per-entry check, entries in parallel. Each group keeps its entries' order, and the
+/// report is sorted at the end, so the output does not depend on the thread count.
+fn check_entries(
+    document: &serde_json::Value,
+    index: &index::PackIndex,
+    options: &ValidateOptions,
+) -> Vec<Issue> {
+    {
         let schemas = SchemaCache::new();
         let valid_range = |r: &str| crate::range::Range::parse(r).is_ok();
         let rules = AgentRules {
@@ -98,9 +120,6 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
         let template_ctx = templates::TemplateContext::new(document);
         let flow_ctx =
             crate::flow::FlowContext::of_index(document).with_options(options.flow.clone());
-        // Entries are independent: check them in parallel. Each group keeps its entries'
-        // order, and the report is sorted at the end, so the output does not depend on the
-        // thread count.
         let groups: [Vec<Vec<Issue>>; 5] = [
             index::raw_list(document, "agents")
                 .par_iter()
@@ -142,11 +161,8 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
                 .map(|(i, flow)| crate::flow::check_index_flow(flow, i, &flow_ctx))
                 .collect(),
         ];
-        for group in groups {
-            report.extend(group.into_iter().flatten());
-        }
+        groups.into_iter().flatten().flatten().collect()
     }
-    report.finish()
 }
 
 /// The agent rules and each capability declaration of `/agents/<i>` (also for an agent whose
