@@ -109,60 +109,57 @@ fn check_entries(
     index: &index::PackIndex,
     options: &ValidateOptions,
 ) -> Vec<Issue> {
-    {
-        let schemas = SchemaCache::new();
-        let valid_range = |r: &str| crate::range::Range::parse(r).is_ok();
-        let rules = AgentRules {
-            valid_range: &valid_range,
-            schemas: &schemas,
-        };
-        let pack_refs = refs::PackRefs::new(index, document);
-        let template_ctx = templates::TemplateContext::new(document);
-        let flow_ctx =
-            crate::flow::FlowContext::of_index(document).with_options(options.flow.clone());
-        let groups: [Vec<Vec<Issue>>; 5] = [
-            index::raw_list(document, "agents")
-                .par_iter()
-                .enumerate()
-                .map(|(i, agent)| {
-                    let mut out = check_agent(i, agent, &rules);
-                    pack_refs.check_agent(i, agent, &mut out);
-                    templates::check_agent_template(i, agent, &pack_refs, &template_ctx, &mut out);
-                    out
-                })
-                .collect(),
-            index::raw_list(document, "blocks")
-                .par_iter()
-                .enumerate()
-                .map(|(i, block)| {
-                    let mut out = Vec::new();
-                    block::check_block(block, &format!("/blocks/{i}"), &rules, &mut out);
-                    templates::check_block_template(i, block, &mut out);
-                    out
-                })
-                .collect(),
-            index
-                .tools
-                .par_iter()
-                .map(entries::check_tool_schemas)
-                .collect(),
-            index
-                .guardrails
-                .par_iter()
-                .map(|g| {
-                    let mut out = entries::check_guardrail_schema(g);
-                    guardrail::check_guardrail(g, &crate::route::validate_capability, &mut out);
-                    out
-                })
-                .collect(),
-            index::raw_list(document, "flows")
-                .par_iter()
-                .enumerate()
-                .map(|(i, flow)| crate::flow::check_index_flow(flow, i, &flow_ctx))
-                .collect(),
-        ];
-        groups.into_iter().flatten().flatten().collect()
-    }
+    let valid_range = |r: &str| crate::range::Range::parse(r).is_ok();
+    // Schemas compile once per process, whatever the number of packs validated.
+    let rules = AgentRules {
+        valid_range: &valid_range,
+        schemas: SchemaCache::global(),
+    };
+    let pack_refs = refs::PackRefs::new(index, document);
+    let template_ctx = templates::TemplateContext::new(document);
+    let flow_ctx = crate::flow::FlowContext::of_index(document).with_options(options.flow.clone());
+    let groups: [Vec<Vec<Issue>>; 5] = [
+        index::raw_list(document, "agents")
+            .par_iter()
+            .enumerate()
+            .map(|(i, agent)| {
+                let mut out = check_agent(i, agent, &rules);
+                pack_refs.check_agent(i, agent, &mut out);
+                templates::check_agent_template(i, agent, &pack_refs, &template_ctx, &mut out);
+                out
+            })
+            .collect(),
+        index::raw_list(document, "blocks")
+            .par_iter()
+            .enumerate()
+            .map(|(i, block)| {
+                let mut out = Vec::new();
+                block::check_block(block, &format!("/blocks/{i}"), &rules, &mut out);
+                templates::check_block_template(i, block, &mut out);
+                out
+            })
+            .collect(),
+        index
+            .tools
+            .par_iter()
+            .map(entries::check_tool_schemas)
+            .collect(),
+        index
+            .guardrails
+            .par_iter()
+            .map(|g| {
+                let mut out = entries::check_guardrail_schema(g);
+                guardrail::check_guardrail(g, &crate::route::validate_capability, &mut out);
+                out
+            })
+            .collect(),
+        index::raw_list(document, "flows")
+            .par_iter()
+            .enumerate()
+            .map(|(i, flow)| crate::flow::check_index_flow(flow, i, &flow_ctx))
+            .collect(),
+    ];
+    groups.into_iter().flatten().flatten().collect()
 }
 
 /// The agent rules and each capability declaration of `/agents/<i>` (also for an agent whose
