@@ -26,6 +26,7 @@ use rayon::prelude::*;
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct ValidateOptions {
+    published: Option<std::sync::Arc<dyn PublishedTools>>,
     skip_canonical_check: bool,
     limits: Limits,
     flow: crate::flow::FlowOptions,
@@ -53,11 +54,46 @@ impl ValidateOptions {
         self
     }
 
+    /// Tools already published where the pack will deploy: agent tool references resolve
+    /// against the pack's own tools and these (as a deploy registers the pack's tools before
+    /// it pins agents). Default: none, the pack alone.
+    #[must_use]
+    pub fn with_catalog<T: Send + Sync + std::fmt::Debug + 'static>(
+        mut self,
+        catalog: std::sync::Arc<crate::catalog::Catalog<T>>,
+        tenant: &str,
+    ) -> ValidateOptions {
+        self.published = Some(std::sync::Arc::new(CatalogTools {
+            catalog,
+            tenant: tenant.to_owned(),
+        }));
+        self
+    }
+
     /// Size limits for hostile input. Default [`Limits::default`].
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> ValidateOptions {
         self.limits = limits;
         self
+    }
+}
+
+/// The active tool versions published for one tenant, highest first; implemented for a
+/// [`crate::catalog::Catalog`] through [`ValidateOptions::with_catalog`].
+pub trait PublishedTools: Send + Sync + std::fmt::Debug {
+    /// Active versions of the tool `id`, highest first (empty when there are none).
+    fn versions(&self, id: &str) -> Vec<semver::Version>;
+}
+
+#[derive(Debug)]
+struct CatalogTools<T> {
+    catalog: std::sync::Arc<crate::catalog::Catalog<T>>,
+    tenant: String,
+}
+
+impl<T: Send + Sync + std::fmt::Debug> PublishedTools for CatalogTools<T> {
+    fn versions(&self, id: &str) -> Vec<semver::Version> {
+        self.catalog.versions(&self.tenant, id).cloned().collect()
     }
 }
 
@@ -115,7 +151,7 @@ fn check_entries(
         valid_range: &valid_range,
         schemas: SchemaCache::global(),
     };
-    let pack_refs = refs::PackRefs::new(index, document);
+    let pack_refs = refs::PackRefs::new(index, document, options.published.as_deref());
     let template_ctx = templates::TemplateContext::new(document);
     let flow_ctx = crate::flow::FlowContext::of_index(document).with_options(options.flow.clone());
     let groups: [Vec<Vec<Issue>>; 5] = [

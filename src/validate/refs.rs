@@ -34,6 +34,8 @@ fn sorted(mut v: Versions) -> Versions {
 /// What the cross-reference checks look up, built once per index.
 pub(crate) struct PackRefs<'a> {
     tools: HashMap<&'a str, Versions>,
+    /// Tool versions already published where the pack deploys, when the caller gave them.
+    published: Option<&'a dyn super::PublishedTools>,
     blocks: HashMap<&'a str, Versions>,
     guardrails: HashSet<&'a str>,
     document: &'a Value,
@@ -44,7 +46,11 @@ impl<'a> PackRefs<'a> {
     /// whose shape has a problem still counts as present (its own issue says what is wrong;
     /// a cascade of "not found" issues would only hide it). A tool without a `version` counts
     /// as the pack's version, as the Python indexer assigns it.
-    pub(crate) fn new(index: &'a PackIndex, document: &'a Value) -> PackRefs<'a> {
+    pub(crate) fn new(
+        index: &'a PackIndex,
+        document: &'a Value,
+        published: Option<&'a dyn super::PublishedTools>,
+    ) -> PackRefs<'a> {
         let pack_version = parse_version(&index.pack_version);
         let versions_of = |list: &str, default: Option<&Version>| {
             let mut by_id: HashMap<&'a str, Versions> = HashMap::new();
@@ -67,6 +73,7 @@ impl<'a> PackRefs<'a> {
                 .collect::<HashMap<_, _>>()
         };
         PackRefs {
+            published,
             tools: versions_of("tools", pack_version.as_ref()),
             blocks: versions_of("blocks", None),
             guardrails: raw_list(document, "guardrails")
@@ -173,7 +180,17 @@ impl<'a> PackRefs<'a> {
                 );
             }
         };
-        let Some(versions) = self.tools.get(id).filter(|v| !v.is_empty()) else {
+        // The pack's own versions, plus those already published (a deploy registers the
+        // pack's tools before it pins agents, so both count).
+        let own = self.tools.get(id).map(|v| v.iter().map(|(v, _)| v.clone()));
+        let mut all: Vec<Version> = own.into_iter().flatten().collect();
+        if let Some(published) = self.published {
+            all.extend(published.versions(id));
+        }
+        all.sort_by(|a, b| compare_versions(b, a));
+        all.dedup_by(|a, b| compare_versions(a, b).is_eq());
+        let versions = all;
+        if versions.is_empty() {
             let none: [&str; 0] = [];
             return Some(
                 Issue::error(
@@ -183,14 +200,11 @@ impl<'a> PackRefs<'a> {
                 )
                 .with_param("toolId", id),
             );
-        };
-        if range
-            .max_satisfying(versions.iter().map(|(v, _)| v))
-            .is_some()
-        {
+        }
+        if range.max_satisfying(versions.iter()).is_some() {
             return None;
         }
-        let published: Vec<String> = versions.iter().map(|(v, _)| v.to_string()).collect();
+        let published: Vec<String> = versions.iter().map(ToString::to_string).collect();
         Some(
             Issue::error(
                 TOOL_VERSION_UNRESOLVABLE,
@@ -307,7 +321,7 @@ mod tests {
         let loaded = load(text.as_bytes());
         let index = loaded.index.expect("index");
         let document = loaded.document.expect("document");
-        let refs = PackRefs::new(&index, &document);
+        let refs = PackRefs::new(&index, &document, None);
         let mut out = Vec::new();
         for (i, a) in raw_list(&document, "agents").iter().enumerate() {
             refs.check_agent(i, a, &mut out);
