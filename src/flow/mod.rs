@@ -363,11 +363,24 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
     out.into_iter()
         .map(|i| {
             // Upstream's semantic errors carry `flowId`; its schema errors do not (§2 rule 0).
-            let i = if i.code() == SCHEMA_VALIDATION_FAILED || i.code() == codes::FLOW_TOO_LARGE {
+            let mut i = if i.code() == SCHEMA_VALIDATION_FAILED || i.code() == codes::FLOW_TOO_LARGE
+            {
                 i
             } else {
                 i.with_param("flowId", flow_id)
             };
+            // Pointers carried in params (the nodes on a cycle) point into the same document
+            // as the instance path.
+            if let Some(Value::Array(nodes)) = i.params().get("nodes").cloned() {
+                let nodes: Vec<Value> = nodes
+                    .into_iter()
+                    .map(|n| match n {
+                        Value::String(p) => Value::String(format!("{base}{p}")),
+                        other => other,
+                    })
+                    .collect();
+                i = i.with_param("nodes", nodes);
+            }
             i.under(base)
         })
         .collect()
