@@ -122,7 +122,7 @@ fn auto_variables_come_from_the_request() {
         .expect("plan");
     assert_eq!(
         plan.instructions,
-        "You triage tickets for Acme. It is 2026-09-17T15:30:00.000Z.\n- billing,tech\nAgent Triage v1.3.0, turn 2.\nAntworte auf Deutsch."
+        "You triage tickets for Acme. It is 2026-09-17T15:30:00.000Z.\n- billing\n- tech\nAgent Triage v1.3.0, turn 2.\nAntworte auf Deutsch."
     );
 }
 
@@ -188,16 +188,22 @@ fn missing_parameter_and_render_failure() {
         e.message(),
         "Required parameters missing: customerName, ticketId"
     );
-    // An optional parameter without a default that the template reads: undefined variable.
-    let e = err(
-        &rs,
-        json!({"agent": {"id": "support.escalation-writer"}, "parameters": {"ticketId": "T-1"}}),
-    );
+    // An optional parameter without a default that the template reads: undefined variable
+    // (`default` does not rescue it, as in LiquidJS).
+    let rs4 = RunStart::new();
+    let mut doc = one_agent_pack("{{ a }} {{ b | default: 3 }}");
+    doc["agents"][0]["parameters"] = json!([{"name": "a", "type": "string"}, {"name": "b", "type": "number", "required": false}]);
+    rs4.register_pack("t", &pack(doc)).expect("registers");
+    for p in providers() {
+        rs4.register_provider("t", p).expect("provider");
+    }
+    let e = rs4
+        .prepare(&request(
+            json!({"tenantId": "t", "agent": {"id": "t.a"}, "parameters": {"a": "x"}}),
+        ))
+        .expect_err("fails");
     assert_eq!(e.code(), "missing-parameter");
-    assert_eq!(
-        e.message(),
-        "Template references an unresolved variable: maxWords"
-    );
+    assert_eq!(e.message(), "Template references an unresolved variable: b");
     let rs3 = RunStart::new();
     rs3.register_pack("t", &pack(one_agent_pack("{{ a }}{% include 'header' %}")))
         .expect("registers");

@@ -4,7 +4,7 @@
 use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, write_json};
 use runstart::index::load;
 use runstart::route::{ProviderMetadata, TenantPolicy};
-use runstart::run::{AgentSelector, RunRequest, RunStart};
+use runstart::run::{AgentSelector, Conversation, RunRequest, RunStart};
 use serde_json::{Map, Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -33,6 +33,12 @@ pub struct Args {
     /// The render clock, ISO 8601 UTC (`2026-09-17T15:30:00.000Z`); default: now.
     #[arg(long)]
     now: Option<String>,
+    /// The conversation id (the `conversation` auto-variable); a turn always has one.
+    #[arg(long, default_value = "cli-conversation")]
+    conversation: String,
+    /// The turn number in the conversation, counting from 1.
+    #[arg(long, default_value_t = 1)]
+    turn: u64,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, CliError> {
@@ -89,7 +95,10 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         agent: AgentSelector { id, version },
         parameters,
         input: None,
-        conversation: None,
+        conversation: Some(Conversation {
+            id: args.conversation.clone(),
+            turn: args.turn,
+        }),
         pins: None,
         tenant_policy,
         now: args.now.clone().unwrap_or_else(now_iso),

@@ -61,15 +61,14 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         match args.format {
             Format::Human => writeln!(out, "{explanation}")?,
             Format::Json => {
-                serde_json::to_writer_pretty(&mut *out, &explanation)
-                    .map_err(|e| CliError::Usage(e.to_string()))?;
+                serde_json::to_writer_pretty(&mut *out, &explanation).map_err(json_error)?;
                 writeln!(out)?;
             }
         }
         return Ok(if routed { EXIT_CLEAN } else { EXIT_PROBLEMS });
     }
     let (value, routed) = result_json(&input);
-    serde_json::to_writer_pretty(&mut *out, &value).map_err(|e| CliError::Usage(e.to_string()))?;
+    serde_json::to_writer_pretty(&mut *out, &value).map_err(json_error)?;
     writeln!(out)?;
     Ok(if routed { EXIT_CLEAN } else { EXIT_PROBLEMS })
 }
@@ -98,8 +97,16 @@ fn run_jsonl(out: &mut dyn Write) -> Result<u8, CliError> {
                 json!({ "error": { "code": "invalid-input", "message": message } })
             }
         };
-        serde_json::to_writer(&mut *out, &value).map_err(|e| CliError::Usage(e.to_string()))?;
+        serde_json::to_writer(&mut *out, &value).map_err(json_error)?;
         writeln!(out)?;
     }
     Ok(status)
+}
+
+/// A closed stdout while writing JSON is a broken pipe (exit 0), not a usage error.
+fn json_error(e: serde_json::Error) -> CliError {
+    match e.io_error_kind() {
+        Some(std::io::ErrorKind::BrokenPipe) => CliError::BrokenPipe,
+        _ => CliError::Usage(e.to_string()),
+    }
 }

@@ -72,7 +72,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             let (l, c) = runstart::template::line_col(&text, e.offset());
             writeln!(
                 out,
-                "{name}:{l}:{c}: error[template-syntax]: {}",
+                "{name}:{l}:{c}: error[template-parse]: {}",
                 e.message()
             )?;
             return Ok(EXIT_PROBLEMS);

@@ -2,9 +2,8 @@
 //! `003`, compiled once.
 
 use crate::diagnostics::Issue;
-use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::LazyLock;
 
 /// The capability schema's `$id` (upstream `CAPABILITY_SCHEMA_URI`).
@@ -63,75 +62,16 @@ pub fn validate_capability(capability: &Value) -> Vec<Issue> {
     issues
 }
 
+/// Ajv-shaped issues come from the shared converter, so every schema-driven issue of runstart
+/// words the same keyword the same way.
 fn push_issues(out: &mut Vec<Issue>, e: &ValidationError<'_>) {
-    let path = e.instance_path().as_str().to_owned();
-    let schema_path = format!("#{}", e.schema_path().as_str());
-    let kind = e.kind();
-    let base = |message: String| {
-        Issue::error(CODE, path.clone(), message)
-            .with_schema_path(schema_path.clone())
-            .with_keyword(kind.keyword().to_owned())
-    };
-    match kind {
-        // Ajv reports one error per unexpected property.
-        ValidationErrorKind::AdditionalProperties { unexpected } => {
-            for p in unexpected {
-                out.push(
-                    base("must NOT have additional properties".into())
-                        .with_param("additionalProperty", p.as_str()),
-                );
-            }
-        }
-        ValidationErrorKind::Required { property } => {
-            let name = property
-                .as_str()
-                .map_or_else(|| property.to_string(), str::to_owned);
-            out.push(
-                base(format!("must have required property '{name}'"))
-                    .with_param("missingProperty", name),
-            );
-        }
-        ValidationErrorKind::Enum { options } => out.push(
-            base("must be equal to one of the allowed values".into())
-                .with_param("allowedValues", options.as_ref().clone()),
-        ),
-        ValidationErrorKind::Type { kind } => {
-            let t = match kind {
-                TypeKind::Single(t) => t.to_string(),
-                TypeKind::Multiple(set) => set
-                    .iter()
-                    .map(|t| t.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-            };
-            out.push(base(format!("must be {t}")).with_param("type", t));
-        }
-        ValidationErrorKind::Minimum { limit } => out.push(
-            base(format!("must be >= {limit}"))
-                .with_param("comparison", ">=")
-                .with_param("limit", limit.clone()),
-        ),
-        ValidationErrorKind::MinItems { limit } => out.push(
-            base(format!("must NOT have fewer than {limit} items")).with_param("limit", *limit),
-        ),
-        ValidationErrorKind::MinLength { limit } => out.push(
-            base(format!("must NOT have fewer than {limit} characters"))
-                .with_param("limit", *limit),
-        ),
-        ValidationErrorKind::OneOfNotValid { .. }
-        | ValidationErrorKind::OneOfMultipleValid { .. } => {
-            out.push(
-                base("must match exactly one schema in oneOf".into())
-                    .with_param("passingSchemas", json!(null)),
-            );
-        }
-        _ => out.push(base(e.to_string())),
-    }
+    out.push(crate::schema::issue_from_error(e, "", CODE));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn codes(v: Value) -> Vec<(String, String)> {
         validate_capability(&v)

@@ -156,13 +156,5 @@ impl CompiledTemplate {
 /// 1-based line and column (in characters) of byte `offset` in `text`, as LiquidJS reports
 /// positions.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = before[line_start..].chars().count() + 1;
-    (line, col)
+    crate::diagnostics::pointer::line_col(text, offset)
 }

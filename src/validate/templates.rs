@@ -13,12 +13,23 @@ use std::collections::HashSet;
 pub const TEMPLATE_PARSE: &str = "template-parse";
 /// Issue code (warning): a required parameter that the instructions never read.
 pub const UNUSED_PARAMETER: &str = "unused-parameter";
+/// Issue code (warning): an optional parameter without a default that the instructions read;
+/// a run that omits it fails (LiquidJS's `default` filter does not rescue an undefined name).
+pub const OPTIONAL_PARAMETER_READ: &str = "optional-parameter-read";
 
 /// Parameter names of a `parameters` list, and the required ones (no `required: false`, no
 /// `default`) with their positions.
 fn parameters(list: Option<&Value>) -> (Vec<&str>, Vec<(usize, &str)>) {
+    let (names, required, _) = parameter_kinds(list);
+    (names, required)
+}
+
+/// Names; required ones; optional ones without a default — each with its position.
+#[allow(clippy::type_complexity)]
+fn parameter_kinds(list: Option<&Value>) -> (Vec<&str>, Vec<(usize, &str)>, Vec<(usize, &str)>) {
     let mut names = Vec::new();
     let mut required = Vec::new();
+    let mut bare_optional = Vec::new();
     for (i, p) in list
         .and_then(Value::as_array)
         .into_iter()
@@ -29,12 +40,15 @@ fn parameters(list: Option<&Value>) -> (Vec<&str>, Vec<(usize, &str)>) {
             continue;
         };
         names.push(name);
-        let optional = p.get("required") == Some(&Value::Bool(false)) || p.get("default").is_some();
-        if !optional {
+        let has_default = p.get("default").is_some();
+        let optional = p.get("required") == Some(&Value::Bool(false));
+        if !optional && !has_default {
             required.push((i, name));
+        } else if optional && !has_default {
+            bare_optional.push((i, name));
         }
     }
-    (names, required)
+    (names, required, bare_optional)
 }
 
 fn parse(source: &str, at: &str, out: &mut Vec<Issue>) -> Option<CompiledTemplate> {
@@ -153,7 +167,7 @@ pub(crate) fn check_agent_template(
             let Some(t) = parse(source, &at, out) else {
                 return;
             };
-            let (names, required) = parameters(obj.get("parameters"));
+            let (names, required, bare_optional) = parameter_kinds(obj.get("parameters"));
             let allowed = AllowedVariables::new()
                 .with_params(names)
                 .with_settings(settings)
@@ -164,6 +178,15 @@ pub(crate) fn check_agent_template(
                     .map(|issue| located(issue, &at, "")),
             );
             let read: HashSet<&str> = t.global_reads().iter().filter_map(|r| r.root()).collect();
+            for (j, name) in bare_optional {
+                if read.contains(name) {
+                    out.push(Issue::warning(
+                        OPTIONAL_PARAMETER_READ,
+                        format!("/agents/{i}/parameters/{j}"),
+                        format!("optional parameter \"{name}\" has no default, but the instructions read it: a run that omits it fails with missing-parameter (a `default` filter does not help); give it a default"),
+                    ));
+                }
+            }
             for (j, name) in required {
                 if !read.contains(name) {
                     out.push(Issue::warning(
