@@ -20,9 +20,11 @@ use std::hint::black_box;
 fn setup() -> (RunStart, RunRequest) {
     let workloads: Value =
         serde_json::from_str(&util::shared("bench/route-workloads.json")).expect("workloads");
-    let medium: RouteInput =
-        serde_json::from_value(workloads["workloads"]["medium"]["input"].clone())
-            .expect("medium input");
+    let medium = workloads["workloads"]
+        .as_array()
+        .and_then(|w| w.iter().find(|x| x["name"] == "medium"))
+        .expect("the medium workload");
+    let medium: RouteInput = serde_json::from_value(medium["input"].clone()).expect("medium input");
     let tools: Vec<Value> = (0..20)
         .map(|i| json!({"id": format!("bench.tool-{i:02}"), "version": format!("1.{i}.0"), "input": {"type": "object"}, "output": {"type": "object"}, "modulePath": "t.ts"}))
         .collect();

@@ -495,6 +495,12 @@ impl RouteSnapshot {
         self.rows.len()
     }
 
+    /// The provider id and model name of tuple `i`, an index from [`Routed::order`]; lets a
+    /// caller keep a decision as indices and name its tuples only when it needs them.
+    pub fn tuple_names(&self, i: u32) -> Option<(&str, &str)> {
+        self.tuple(i).map(|(p, m)| (p.id.as_str(), m.name.as_str()))
+    }
+
     fn tuple(&self, i: u32) -> Option<Tuple<'_>> {
         let r = self.rows.get(i as usize)?;
         let p = self.providers.get(r.provider as usize)?;
@@ -1096,6 +1102,12 @@ impl<'s> Routed<'s> {
     /// The picked model.
     pub fn model(&self) -> &'s ModelInfo {
         self.pick().1
+    }
+
+    /// Every candidate tuple, best first (the pick, then the alternates), as indices into the
+    /// snapshot ([`RouteSnapshot::tuple_names`]).
+    pub fn order(&self) -> &[u32] {
+        &self.order
     }
 
     /// The remaining ranked candidates, best first.

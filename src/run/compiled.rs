@@ -25,6 +25,15 @@ pub(crate) struct ToolRecord {
     pub tool: Arc<Tool>,
 }
 
+/// What the catalog holds per tool version: the entry, and its version text made once so a
+/// run plan can share it instead of formatting it per run.
+#[derive(Debug, Clone)]
+pub(crate) struct CatalogTool {
+    #[allow(dead_code)] // kept for the runtime's model tool definitions
+    pub tool: Arc<Tool>,
+    pub version: Arc<str>,
+}
+
 /// A reference to a data block, its range parsed, pinned at registration.
 #[derive(Debug, Clone)]
 pub(crate) struct BlockRef {
@@ -47,7 +56,8 @@ pub(crate) enum InstructionsSource {
 /// One tool reference, its range parsed once, pinned at registration.
 #[derive(Debug, Clone)]
 pub(crate) struct ToolRefC {
-    pub id: String,
+    pub id: Arc<str>,
+    pub range_text: Arc<str>,
     pub range: ToolRange,
     pub pin: Option<Version>,
 }
@@ -112,7 +122,7 @@ impl CompiledBlock {
 #[derive(Debug, Clone)]
 pub(crate) struct TenantState {
     pub tool_records: Vec<ToolRecord>,
-    pub tools: Catalog<Arc<Tool>>,
+    pub tools: Catalog<CatalogTool>,
     /// Agent id → versions, highest first.
     pub agents: HashMap<String, Vec<Arc<CompiledAgent>>>,
     pub guardrails: HashMap<String, Arc<Guardrail>>,
@@ -175,7 +185,11 @@ impl TenantState {
         let mut catalog = Catalog::new();
         for r in &self.tool_records {
             // Records are kept unique by (id, version), so inserts cannot clash.
-            let _ = catalog.insert(TENANT_KEY, &r.id, r.version.clone(), Arc::clone(&r.tool));
+            let value = CatalogTool {
+                tool: Arc::clone(&r.tool),
+                version: Arc::from(r.version.to_string()),
+            };
+            let _ = catalog.insert(TENANT_KEY, &r.id, r.version.clone(), value);
             if r.retired {
                 catalog.retire(TENANT_KEY, &r.id, &r.version);
             }
@@ -365,7 +379,8 @@ impl TenantState {
                 }
             };
             tools.push(ToolRefC {
-                id: t.id.clone(),
+                id: Arc::from(t.id.as_str()),
+                range_text: Arc::from(t.version.as_str()),
                 range,
                 pin,
             });

@@ -4,11 +4,13 @@ use super::compiled::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, InstructionsSource, TENANT_KEY,
     TenantState,
 };
-use super::wire::{PlannedRoute, PlannedTool, RunPlan, RunRequest};
+use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest};
 use super::{RunStartError, Snapshot};
 use crate::catalog::ResolveError;
 use crate::range::parse_version;
-use crate::route::{AllowDeny, Capability, RouteRequest, TenantPolicy, merge_tenant_policies};
+use crate::route::{
+    AllowDeny, Capability, RouteRequest, Scratch, TenantPolicy, merge_tenant_policies,
+};
 use crate::template::{AutoVariables, CompiledTemplate, PromptError, PromptParameter};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -55,13 +57,13 @@ impl Snapshot {
                 state,
                 agent,
                 r,
-                pins.and_then(|p| p.tool_versions.get(&r.id)),
+                pins.and_then(|p| p.tool_versions.get(&*r.id)),
             )?;
-            tool_versions.insert(r.id.clone(), version.clone());
+            tool_versions.insert(r.id.to_string(), version.to_string());
             tools.push(PlannedTool {
-                id: r.id.clone(),
-                version,
-                requested_range: r.range.text().to_owned(),
+                id: r.id.to_string(),
+                version: version.to_string(),
+                requested_range: r.range_text.to_string(),
             });
         }
         let blocks = resolve_blocks(state, agent, request)?;
@@ -138,11 +140,11 @@ fn resolve_tool(
     agent: &CompiledAgent,
     r: &super::compiled::ToolRefC,
     turn_pin: Option<&String>,
-) -> Result<String, RunStartError> {
+) -> Result<Arc<str>, RunStartError> {
     let turn_pin = turn_pin.map(|t| (t.as_str(), parse_version(t)));
     let unresolvable = |message: String| RunStartError::ToolVersionUnresolvable {
         message,
-        tool_id: r.id.clone(),
+        tool_id: r.id.to_string(),
         requested_range: r.range.text().to_owned(),
         available_versions: None,
     };
@@ -156,7 +158,7 @@ fn resolve_tool(
             .as_ref()
             .map(|v| state.tools.get_exact(TENANT_KEY, &r.id, v));
         return match found {
-            Some(Ok(hit)) => Ok(hit.version.to_string()),
+            Some(Ok(hit)) => Ok(Arc::clone(&hit.value.version)),
             Some(Err(e)) => Err(unresolvable(format!(
                 "Tool \"{}\": this turn started with version {text}, which is no longer registered; it doesn't run another version mid-turn.{}",
                 r.id,
@@ -170,7 +172,7 @@ fn resolve_tool(
     }
     if let Some(pin) = &r.pin {
         return match state.tools.get_exact(TENANT_KEY, &r.id, pin) {
-            Ok(hit) => Ok(hit.version.to_string()),
+            Ok(hit) => Ok(Arc::clone(&hit.value.version)),
             Err(e) => Err(unresolvable(format!(
                 "Tool \"{}\": agent \"{}\" version {} runs version {pin} (its pins), which isn't registered; it doesn't run another version.{}",
                 r.id,
@@ -181,13 +183,13 @@ fn resolve_tool(
         };
     }
     match state.tools.resolve(TENANT_KEY, &r.id, &r.range) {
-        Ok(hit) => Ok(hit.version.to_string()),
+        Ok(hit) => Ok(Arc::clone(&hit.value.version)),
         Err(ResolveError::ToolNotFound { .. }) => Err(RunStartError::UnresolvedTool {
             message: format!(
                 "Tool \"{}\" declared by agent \"{}\" is not registered",
                 r.id, agent.id
             ),
-            tool_id: r.id.clone(),
+            tool_id: r.id.to_string(),
         }),
         Err(e @ ResolveError::InvalidVersionRange { .. }) => Err(unresolvable(e.to_string())),
         Err(ResolveError::ToolVersionUnresolvable {
@@ -208,14 +210,14 @@ fn resolve_tool(
             };
             Err(RunStartError::ToolVersionUnresolvable {
                 message: e.to_string(),
-                tool_id: r.id.clone(),
+                tool_id: r.id.to_string(),
                 requested_range: r.range.text().to_owned(),
                 available_versions: Some(available),
             })
         }
         Err(e) => Err(RunStartError::UnresolvedTool {
             message: e.to_string(),
-            tool_id: r.id.clone(),
+            tool_id: r.id.to_string(),
         }),
     }
 }
@@ -447,15 +449,23 @@ fn route_one(
             None
         },
     };
-    match state.route.route(&request) {
+    // Each thread keeps its routing scratch buffers, so routing allocates only its answer.
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+    }
+    let routed = SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => state.route.route_with(&request, &mut scratch),
+        Err(_) => state.route.route(&request),
+    });
+    match routed {
         Ok(routed) => Ok(PlannedRoute {
             kind: cap.kind_or_default().to_owned(),
             provider_id: routed.provider().id.clone(),
             model: routed.model().name.clone(),
-            alternates: routed
-                .alternates()
-                .map(|(p, m)| (p.id.clone(), m.name.clone()))
-                .collect(),
+            alternates: Alternates::new(
+                Arc::clone(&state.route),
+                routed.order().get(1..).unwrap_or_default(),
+            ),
             fallback: routed.fallback(),
             reason: routed.reason(),
         }),

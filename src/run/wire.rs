@@ -1,9 +1,11 @@
 //! What a caller sends to prepare a run, and the plan it gets back (serde, camelCase).
 
-use crate::route::TenantPolicy;
-use serde::{Deserialize, Serialize};
+use crate::route::{RouteSnapshot, TenantPolicy};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
 
 /// Which agent to run: an exact version, or the latest when `version` is absent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +85,59 @@ pub struct PlannedTool {
     pub requested_range: String,
 }
 
+/// The alternates of a routing decision: the ranked candidates after the pick, kept as
+/// indices into the tenant's compiled route snapshot, so preparing a run copies no provider or
+/// model names. Serializes as `[[providerId, model], …]`, best first.
+#[derive(Clone)]
+pub struct Alternates {
+    snapshot: Arc<RouteSnapshot>,
+    order: Arc<[u32]>,
+}
+
+impl Alternates {
+    pub(crate) fn new(snapshot: Arc<RouteSnapshot>, order: &[u32]) -> Alternates {
+        Alternates {
+            snapshot,
+            order: Arc::from(order),
+        }
+    }
+
+    /// `(provider id, model name)` of each alternate, best first.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.order
+            .iter()
+            .filter_map(|&i| self.snapshot.tuple_names(i))
+    }
+
+    /// How many alternates there are.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+}
+
+impl PartialEq for Alternates {
+    fn eq(&self, other: &Alternates) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl fmt::Debug for Alternates {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Alternates {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
 /// One routed capability of the plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -94,7 +149,7 @@ pub struct PlannedRoute {
     /// Picked model name.
     pub model: String,
     /// The other candidates, best first, as `[providerId, model]`.
-    pub alternates: Vec<(String, String)>,
+    pub alternates: Alternates,
     /// Whether the pick is a fallback provider.
     pub fallback: bool,
     /// The router's explanation.
