@@ -43,9 +43,12 @@ fn shape_validator() -> &'static jsonschema::Validator {
     SHAPE_SCHEMA.get_or_init(|| {
         let schema: Value = serde_json::from_str(include_str!("pack-index.schema.json"))
             .expect("the embedded pack index schema is valid JSON"); // ok: compiled-in constant, covered by tests
+        // The `regex` engine matches in linear time: pack text never meets a backtracking
+        // matcher, whatever the schema's patterns are.
         jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(true)
+            .with_pattern_options(jsonschema::PatternOptions::regex())
             .build(&schema)
             .expect("the embedded pack index schema compiles") // ok: compiled-in constant, covered by tests
     })

@@ -90,7 +90,8 @@ pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 /// The `-0` prerelease of every upper bound, built once: cloning an inline identifier is a
 /// copy, parsing it each time is not.
 static ZERO_PRERELEASE: std::sync::LazyLock<Prerelease> =
-    std::sync::LazyLock::new(|| Prerelease::new("0").expect("ok: `0` is a valid prerelease"));
+    // ok: `0` is a valid prerelease identifier, a compile-time constant.
+    std::sync::LazyLock::new(|| Prerelease::new("0").expect("`0` is a valid prerelease"));
 
 /// Options of [`Range::parse_with`]. The default matches npm's defaults.
 ///

@@ -1,0 +1,192 @@
+//! Hostile inputs: each is refused with its own issue code, quickly (well under a second in
+//! a debug build), with bounded memory and without a panic.
+
+use runstart::diagnostics::Report;
+use runstart::range::{MAX_RANGE_LENGTH, Range, RangeErrorKind};
+use runstart::validate::{ValidateOptions, validate_index};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// Generous for a loaded CI machine, yet far below what a backtracking or quadratic
+/// algorithm would need on these inputs.
+const QUICK: Duration = Duration::from_secs(1);
+
+fn fixture() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/packs/support-desk/index.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture present"))
+        .expect("fixture is JSON")
+}
+
+/// Validates `bytes` and returns the report and how long validation took.
+fn timed_validate(bytes: &[u8]) -> (Report, Duration) {
+    let start = Instant::now();
+    let report = validate_index(bytes, &ValidateOptions::new());
+    (report, start.elapsed())
+}
+
+fn codes_at<'a>(report: &'a Report, path: &str) -> Vec<&'a str> {
+    report
+        .issues()
+        .iter()
+        .filter(|i| i.instance_path() == path)
+        .map(|i| i.code())
+        .collect()
+}
+
+#[track_caller]
+fn assert_quick(what: &str, took: Duration) {
+    eprintln!("{what}: {took:?}");
+    assert!(took < QUICK, "{what} took {took:?}");
+}
+
+/// Ranges shaped to hurt regex-based range parsers: long runs of blanks between operators
+/// and versions, many alternatives, many hyphen ranges.
+fn adversarial_ranges(len: usize) -> Vec<String> {
+    let fit = |s: String| -> String { s.chars().take(len).collect() };
+    vec![
+        fit(format!("1.2.3{}", " ".repeat(len))),
+        fit(format!(
+            ">={}1.2.3{}<{}",
+            " ".repeat(len / 2),
+            " ".repeat(len),
+            "9"
+        )),
+        fit("1.2.3 - ".repeat(len)),
+        fit("1||".repeat(len)),
+        fit("^".repeat(len)),
+        fit(format!("{}1.2.3{}!", " ".repeat(len / 3), " ".repeat(len))),
+    ]
+}
+
+#[test]
+fn adversarial_ranges_are_answered_quickly() {
+    for len in [256, MAX_RANGE_LENGTH] {
+        let start = Instant::now();
+        for text in adversarial_ranges(len) {
+            assert_eq!(text.len(), len);
+            match Range::parse(&text) {
+                Ok(r) => drop(r.to_string()),
+                Err(e) => {
+                    assert_eq!(e.code(), "invalid-version-range");
+                    assert_ne!(e.kind(), RangeErrorKind::TooLong, "{len} bytes is allowed");
+                }
+            }
+        }
+        assert_quick(
+            &format!("adversarial ranges of {len} bytes"),
+            start.elapsed(),
+        );
+    }
+    // One byte over the cap is refused before any parsing.
+    let text = format!("1.2.3{}", " ".repeat(MAX_RANGE_LENGTH));
+    let e = Range::parse(&text).expect_err("over the cap");
+    assert_eq!(e.code(), "invalid-version-range");
+    assert_eq!(e.kind(), RangeErrorKind::TooLong);
+}
+
+#[test]
+fn adversarial_range_in_an_index_is_an_issue() {
+    let mut doc = fixture();
+    let range = format!("{}1.2.3{}!", " ".repeat(80), " ".repeat(170));
+    assert_eq!(range.len(), 256);
+    doc["agents"][0]["tools"][0]["version"] = json!(range);
+    let (report, took) = timed_validate(doc.to_string().as_bytes());
+    assert_quick("index with a 256-byte adversarial range", took);
+    assert!(
+        codes_at(&report, "/agents/0/tools/0/version").contains(&"invalid-version-range"),
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn catastrophic_pattern_is_linear() {
+    let mut doc = fixture();
+    let blocks = doc["blocks"].as_array_mut().expect("blocks");
+    let i = blocks
+        .iter()
+        .position(|b| b["id"] == "support.reply-style")
+        .expect("the settings block");
+    blocks[i]["content"] = json!({
+        "schema": {
+            "type": "object",
+            "properties": {"tone": {"type": "string", "pattern": "^(a+)+$"}}
+        },
+        "values": {"tone": format!("{}!", "a".repeat(50_000))}
+    });
+    let (report, took) = timed_validate(doc.to_string().as_bytes());
+    assert_quick("^(a+)+$ against 50,000 a's and !", took);
+    let at = format!("/blocks/{i}/content/values/tone");
+    assert_eq!(codes_at(&report, &at), ["settings-values"], "{report:#?}");
+}
+
+#[test]
+fn catastrophic_pattern_alone_is_linear() {
+    use runstart::schema::CompiledSchema;
+    let schema = CompiledSchema::compile(&json!({"type": "string", "pattern": "^(a+)+$"}))
+        .expect("the schema compiles");
+    let value = json!(format!("{}!", "a".repeat(50_000)));
+    let start = Instant::now();
+    let issues = schema.issues(&value, "", "settings-values");
+    assert_quick("^(a+)+$ pattern check alone", start.elapsed());
+    let codes: Vec<_> = issues.iter().map(|i| i.code()).collect();
+    assert_eq!(codes, ["settings-values"]);
+    assert_eq!(issues[0].keyword(), Some("pattern"));
+}
+
+#[test]
+fn json_nested_10000_deep_is_refused_before_parsing() {
+    let text = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let (report, took) = timed_validate(text.as_bytes());
+    assert_quick("JSON nested 10,000 deep", took);
+    let codes: Vec<_> = report.issues().iter().map(|i| i.code()).collect();
+    assert_eq!(codes, ["json-too-deep"]);
+}
+
+#[test]
+fn template_with_10000_nested_ifs_is_refused() {
+    let mut doc = fixture();
+    let template = format!(
+        "{}x{}",
+        "{% if a %}".repeat(10_000),
+        "{% endif %}".repeat(10_000)
+    );
+    assert!(template.len() <= runstart::template::MAX_TEMPLATE_LENGTH);
+    doc["agents"][0]["instructions"] = json!(template);
+    let (report, took) = timed_validate(doc.to_string().as_bytes());
+    assert_quick("template with 10,000 nested ifs", took);
+    assert_eq!(
+        codes_at(&report, "/agents/0/instructions"),
+        ["template-too-deep"],
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn overlong_template_is_refused() {
+    let mut doc = fixture();
+    let template = "x".repeat(runstart::template::MAX_TEMPLATE_LENGTH + 1);
+    let e = runstart::template::CompiledTemplate::parse(&template).expect_err("over the cap");
+    assert_eq!(e.kind(), runstart::template::ParseErrorKind::TooLong);
+    doc["agents"][0]["instructions"] = json!(template);
+    let (report, took) = timed_validate(doc.to_string().as_bytes());
+    assert_quick("template of 256 KiB + 1", took);
+    assert_eq!(
+        codes_at(&report, "/agents/0/instructions"),
+        ["template-too-long"],
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn index_of_100_mib_is_refused_without_parsing() {
+    // A syntactically plausible start, so only the size can refuse it.
+    let mut bytes = vec![b' '; 100 << 20];
+    bytes[0] = b'{';
+    let (report, took) = timed_validate(&bytes);
+    assert_quick("100 MiB index", took);
+    let codes: Vec<_> = report.issues().iter().map(|i| i.code()).collect();
+    assert_eq!(codes, ["index-too-large"]);
+}
