@@ -190,3 +190,24 @@ fn index_of_100_mib_is_refused_without_parsing() {
     let codes: Vec<_> = report.issues().iter().map(|i| i.code()).collect();
     assert_eq!(codes, ["index-too-large"]);
 }
+
+/// Found by the `range` fuzz target: `~`, `^` and hyphen ranges built comparators whose
+/// versions were longer than npm allows, so their canonical form no longer parsed.
+#[test]
+fn desugared_versions_are_capped_like_written_ones() {
+    use runstart::range::MAX_VERSION_LENGTH;
+    let pre = |n: usize| "a".repeat(n);
+    // `1.2.3-` is 6 characters: the longest allowed prerelease is 250.
+    let fits = MAX_VERSION_LENGTH - 6;
+    for op in ["~", "~>", "^", ""] {
+        let ok = format!("{op}1.2.3-{}", pre(fits));
+        let range = Range::parse(&ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        Range::parse(&range.to_string()).expect("the canonical form parses");
+        let long = format!("{op}1.2.3-{}", pre(fits + 1));
+        let e = Range::parse(&long).expect_err("one character too long");
+        assert_eq!(e.code(), "invalid-version-range");
+        assert_eq!(e.kind(), RangeErrorKind::VersionTooLong, "{op}");
+    }
+    let e = Range::parse(&format!("1.2.3-{} - 2", pre(fits + 1))).expect_err("hyphen");
+    assert_eq!(e.kind(), RangeErrorKind::VersionTooLong);
+}
