@@ -211,3 +211,44 @@ fn desugared_versions_are_capped_like_written_ones() {
     let e = Range::parse(&format!("1.2.3-{} - 2", pre(fits + 1))).expect_err("hyphen");
     assert_eq!(e.kind(), RangeErrorKind::VersionTooLong);
 }
+
+/// Renders `source` against an empty context and returns the error message, checking time.
+fn render_error(what: &str, source: &str) -> String {
+    let template = runstart::template::CompiledTemplate::parse(source).expect("parses");
+    let start = Instant::now();
+    let result = template.render(&json!({}));
+    assert_quick(what, start.elapsed());
+    let e = result.expect_err("refused");
+    assert_eq!(e.kind(), &runstart::template::RenderErrorKind::Other);
+    e.message().to_owned()
+}
+
+#[test]
+fn render_work_and_size_are_capped() {
+    let m = render_error(
+        "nested loops of 100,000",
+        "{% for a in (1..100000) %}{% for b in (1..100000) %}x{% endfor %}{% endfor %}",
+    );
+    assert!(m.contains("steps to render"), "{m}");
+    let m = render_error(
+        "a doubling append",
+        "{% assign s = 'xxxxxxxx' %}{% for i in (1..64) %}{% assign s = s | append: s %}{% endfor %}",
+    );
+    assert!(m.contains("larger than"), "{m}");
+    let m = render_error(
+        "a long separator between many parts",
+        "{% assign s = 'x' %}{% for i in (1..20) %}{% assign s = s | append: s %}{% endfor %}\
+         {{ (1..100000) | join: s }}",
+    );
+    assert!(m.contains("over the limit"), "{m}");
+    let m = render_error(
+        "a million contains checks on a million items",
+        "{% assign a = (1..1000000) %}{% for i in a %}{% if a contains 0 %}{% endif %}{% endfor %}",
+    );
+    assert!(m.contains("steps to render"), "{m}");
+    let m = render_error(
+        "output over the cap",
+        "{% for a in (1..1000000) %}0123456789{% endfor %}",
+    );
+    assert!(m.contains("output is longer"), "{m}");
+}
