@@ -252,3 +252,22 @@ fn render_work_and_size_are_capped() {
     );
     assert!(m.contains("output is longer"), "{m}");
 }
+
+/// Found by the `template` fuzz target: a `date` format's width (`%11662322688380341817d`)
+/// padded without bound.
+#[test]
+fn date_format_widths_are_capped() {
+    for format in [
+        "%011662322688380341817d",
+        "%99999999999N",
+        "%_4000000Y%4000000m",
+    ] {
+        let source = format!("{{{{ '2026-11-30T09:00:00.000Z' | date: '{format}' }}}}");
+        let m = render_error(&format!("date width {format}"), &source);
+        assert!(m.contains("larger than"), "{m}");
+    }
+    // Ordinary widths still pad.
+    let t = runstart::template::CompiledTemplate::parse("{{ '2026-11-30' | date: '%5d|%-m' }}")
+        .expect("parses");
+    assert_eq!(t.render(&json!({})).expect("renders"), "00030|11");
+}
