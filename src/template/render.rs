@@ -409,7 +409,11 @@ impl<'a> Renderer<'a> {
                 // position it reports is line 1, column 1 of the property text
                 FilterError::Undefined(p) => RenderError::undefined(p, f.begin).at_line_col(1, 1),
             })?;
-            if render_size(&v) > MAX_RENDER_SIZE {
+            // Arrays share their items (`a | push: a` doubles the tree each time), so an
+            // array's real size is its deep size, walked up to the cap and paid for in steps.
+            let deep = deep_size(&v, MAX_RENDER_SIZE);
+            self.step(deep / 64, f.begin)?;
+            if render_size(&v) > MAX_RENDER_SIZE || deep > MAX_RENDER_SIZE {
                 return Err(RenderError::new(
                     RenderErrorKind::Other,
                     format!("filter {name} builds a value larger than {MAX_RENDER_SIZE}"),
@@ -602,6 +606,41 @@ fn render_size(v: &Val<'_>) -> usize {
         Val::Json(Value::Object(m)) => m.len(),
         _ => 0,
     }
+}
+
+/// The deep size of an array built by filters (items at every level, plus string bytes), or
+/// 0 for anything else; the walk stops once it passes `cap`.
+fn deep_size(v: &Val<'_>, cap: usize) -> usize {
+    if !matches!(v, Val::Arr(_)) {
+        return 0;
+    }
+    let mut total = 0usize;
+    let mut stack: Vec<Val<'_>> = vec![v.clone()];
+    let mut json: Vec<&Value> = Vec::new();
+    while total <= cap {
+        if let Some(j) = json.pop() {
+            total += 1;
+            match j {
+                Value::String(s) => total = total.saturating_add(s.len()),
+                Value::Array(a) => json.extend(a.iter()),
+                Value::Object(m) => json.extend(m.values()),
+                _ => {}
+            }
+            continue;
+        }
+        let Some(item) = stack.pop() else {
+            break;
+        };
+        total += 1;
+        match item {
+            Val::Arr(a) => stack.extend(a.iter().cloned()),
+            Val::S(s) => total = total.saturating_add(s.len()),
+            Val::Str(s) => total = total.saturating_add(s.len()),
+            Val::Json(j) => json.push(j),
+            _ => {}
+        }
+    }
+    total
 }
 
 /// The steps a filter or operator costs on `v`: an array's items, a string's bytes / 64 (a
