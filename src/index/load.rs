@@ -48,6 +48,8 @@ struct ShapeValidators {
 }
 
 fn build(schema: &Value) -> jsonschema::Validator {
+    // The `regex` engine matches in linear time: pack text never meets a backtracking
+    // matcher, whatever the schema's patterns are.
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .should_validate_formats(true)

@@ -90,7 +90,8 @@ pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 /// The `-0` prerelease of every upper bound, built once: cloning an inline identifier is a
 /// copy, parsing it each time is not.
 static ZERO_PRERELEASE: std::sync::LazyLock<Prerelease> =
-    std::sync::LazyLock::new(|| Prerelease::new("0").expect("ok: `0` is a valid prerelease"));
+    // ok: `0` is a valid prerelease identifier, a compile-time constant.
+    std::sync::LazyLock::new(|| Prerelease::new("0").expect("`0` is a valid prerelease"));
 
 /// Options of [`Range::parse_with`]. The default matches npm's defaults.
 ///
@@ -497,6 +498,9 @@ impl std::error::Error for RangeError {}
 /// `Display` prints npm's canonical form, exactly what `semver.validRange` returns;
 /// parsing that text again gives an equal `Range`, with one npm quirk: a written `>=v0.0.0`
 /// prints as `>=0.0.0`, which npm (and this parser) then reads as `*`, the same versions.
+/// The canonical form can be several times longer than what was written (`7` prints as
+/// `>=7.0.0-0 <8.0.0-0`), so a range near [`MAX_RANGE_LENGTH`] may print a form that
+/// [`Range::parse`] refuses as too long.
 ///
 /// # Examples
 ///

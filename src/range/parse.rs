@@ -148,6 +148,20 @@ impl Ctx {
 
     /// Builds the comparator a piece describes.
     fn build(&self, p: Piece<'_>, context: &[u8]) -> Result<Comparator, RangeError> {
+        // node-semver builds each desugared comparator as text (`>=1.2.3-pre`) and its SemVer
+        // constructor refuses versions over MAX_LENGTH; checking the built version here also
+        // keeps every canonical form parseable.
+        let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d as usize + 1);
+        let built_len = p.nums.iter().map(|&n| digits(n)).sum::<usize>()
+            + 2
+            + p.pre.map_or(0, |pre| pre.len() + 1);
+        if built_len > MAX_VERSION_LENGTH {
+            return Err(RangeError::new(
+                RangeErrorKind::VersionTooLong,
+                0,
+                text(context),
+            ));
+        }
         let pre = match p.pre {
             None => Prerelease::EMPTY,
             Some(b"0") => super::ZERO_PRERELEASE.clone(),

@@ -217,7 +217,13 @@ fn strftime(ms: f64, format: &str) -> String {
     let chars: Vec<char> = format.chars().collect();
     let mut out = String::new();
     let mut i = 0;
+    // Widths are the format's own numbers (`%999999999d`): once the text is over the render
+    // cap, stop; the renderer then refuses the oversized value.
+    let cap = super::render::MAX_RENDER_SIZE;
     while i < chars.len() {
+        if out.len() > cap {
+            break;
+        }
         if chars[i] != '%' {
             out.push(chars[i]);
             i += 1;
@@ -258,9 +264,15 @@ fn strftime(ms: f64, format: &str) -> String {
             'm' => Some(m.to_string()),
             'M' => Some(mi.to_string()),
             'N' => {
-                let w = width.parse::<usize>().ok().filter(|w| *w > 0).unwrap_or(9);
+                let w = width
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|w| *w > 0)
+                    .unwrap_or(9)
+                    .min(cap + 1);
                 let mut v: String = milli.to_string().chars().take(w).collect();
-                while v.chars().count() < w {
+                // ASCII digits: bytes are characters, and `len` is O(1)
+                while v.len() < w {
                     v.push('0');
                 }
                 Some(v)
@@ -338,6 +350,7 @@ fn strftime(ms: f64, format: &str) -> String {
         if flags.contains('-') {
             pad_width = 0;
         }
+        let pad_width = pad_width.min(cap + 1);
         for _ in value.chars().count()..pad_width {
             out.push(pad_char);
         }

@@ -16,6 +16,9 @@ pub enum ParseErrorKind {
     NotClosed,
     /// Nesting deeper than [`super::MAX_DEPTH`]; LiquidJS would overflow its stack instead.
     TooDeep,
+    /// A source longer than [`super::MAX_TEMPLATE_LENGTH`] bytes (runstart's own cap;
+    /// LiquidJS has none).
+    TooLong,
 }
 
 /// A template that LiquidJS refuses to parse.

@@ -198,7 +198,7 @@ pub(crate) fn apply<'a>(
             let s = stringify(&input);
             let pat = str_arg(args, 0);
             let rep = arg(args, 1).map(stringify).unwrap_or_default();
-            Val::string(js_split(&s, &pat).join(&rep))
+            Val::string(capped_join(&js_split(&s, &pat), &rep)?)
         }
         "replace_first" => {
             let s = stringify(&input);
@@ -289,7 +289,10 @@ pub(crate) fn apply<'a>(
                 None | Some(Val::Undef) | Some(Val::Nil) => " ".to_string(),
                 Some(v) => stringify(v),
             };
-            Val::string(items.iter().map(join_item).collect::<Vec<_>>().join(&sep))
+            Val::string(capped_join(
+                &items.iter().map(join_item).collect::<Vec<_>>(),
+                &sep,
+            )?)
         }
         "reverse" => {
             let mut items = to_array(&input);
@@ -590,6 +593,27 @@ fn js_trim(s: &str) -> &str {
 }
 
 /// `String.prototype.split` with a string separator (an empty one splits UTF-16 units).
+/// `parts.join(sep)`, refused before allocating when the result would be longer than
+/// [`super::render::MAX_RENDER_SIZE`]: a long separator between many parts multiplies sizes.
+fn capped_join<S: AsRef<str>>(parts: &[S], sep: &str) -> Result<String, FilterError> {
+    let len = parts
+        .iter()
+        .map(|p| p.as_ref().len())
+        .fold(0usize, usize::saturating_add)
+        .saturating_add(sep.len().saturating_mul(parts.len().saturating_sub(1)));
+    if len > super::render::MAX_RENDER_SIZE {
+        return Err(FilterError::Message(format!(
+            "the result would be {len} bytes long, over the limit of {} bytes",
+            super::render::MAX_RENDER_SIZE
+        )));
+    }
+    Ok(parts
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<&str>>()
+        .join(sep))
+}
+
 fn js_split(s: &str, sep: &str) -> Vec<String> {
     if sep.is_empty() {
         return s

@@ -77,6 +77,12 @@ use serde_json::Value;
 /// prompts nest a handful of levels.
 pub const MAX_DEPTH: usize = 100;
 
+/// Longest template source accepted, in bytes (256 KiB). Parsing and rendering are linear in
+/// the source, but a deploy service should not spend them on megabytes of prompt; real
+/// prompts are a few kilobytes. Longer sources are refused with [`ParseErrorKind::TooLong`]
+/// before tokenizing.
+pub const MAX_TEMPLATE_LENGTH: usize = 256 * 1024;
+
 /// A parsed template: the tree, and the static analysis of its variables.
 ///
 /// Holding one means LiquidJS would parse the source. Build it once with
@@ -95,13 +101,24 @@ impl CompiledTemplate {
     /// # Errors
     ///
     /// A [`ParseError`] for exactly the templates LiquidJS refuses to parse: unclosed tags or
-    /// outputs, unknown tags, unknown filters, malformed expressions, and (runstart's own cap)
-    /// nesting deeper than [`MAX_DEPTH`].
+    /// outputs, unknown tags, unknown filters, malformed expressions, and (runstart's own caps)
+    /// nesting deeper than [`MAX_DEPTH`] or a source longer than [`MAX_TEMPLATE_LENGTH`]
+    /// bytes.
     ///
     /// # Complexity
     ///
     /// Linear in the template's length.
     pub fn parse(source: &str) -> Result<CompiledTemplate, ParseError> {
+        if source.len() > MAX_TEMPLATE_LENGTH {
+            return Err(ParseError::new(
+                ParseErrorKind::TooLong,
+                format!(
+                    "the template is {} bytes long, over the limit of {MAX_TEMPLATE_LENGTH} bytes; shorten it",
+                    source.len()
+                ),
+                0,
+            ));
+        }
         let nodes = parser::parse(source)?;
         let a = analysis::analyze(source, &nodes);
         Ok(CompiledTemplate {

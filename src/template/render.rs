@@ -18,6 +18,15 @@ type RResult<T> = Result<T, RenderError>;
 /// Largest range `(a..b)` a template may build; LiquidJS has no cap but would exhaust memory.
 const MAX_RANGE: f64 = 1_000_000.0;
 
+/// Longest output, and longest string or array a filter may build, during one render
+/// (LiquidJS has no caps; nested loops or a doubling `append` would otherwise exhaust memory).
+pub(crate) const MAX_RENDER_SIZE: usize = 4 << 20;
+
+/// Most steps one render may take: each loop iteration, and each filter or operator call plus
+/// the size of its input (array items, string bytes / 64). Nested loops over large ranges
+/// would otherwise run for hours; real prompts take a few thousand steps.
+const MAX_RENDER_STEPS: u64 = 1_000_000;
+
 pub(crate) struct Renderer<'a> {
     src: &'a str,
     env: Option<&'a Map<String, Value>>,
@@ -26,6 +35,8 @@ pub(crate) struct Renderer<'a> {
     brk: bool,
     cont: bool,
     cycles: HashMap<String, usize>,
+    /// Steps taken so far, against [`MAX_RENDER_STEPS`].
+    steps: u64,
 }
 
 impl<'a> Renderer<'a> {
@@ -38,12 +49,35 @@ impl<'a> Renderer<'a> {
             brk: false,
             cont: false,
             cycles: HashMap::new(),
+            steps: 0,
         }
+    }
+
+    /// Counts `n` steps of work at `offset`; an error once the render is over budget.
+    fn step(&mut self, n: usize, offset: usize) -> RResult<()> {
+        self.steps = self
+            .steps
+            .saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+        if self.steps > MAX_RENDER_STEPS {
+            return Err(RenderError::new(
+                RenderErrorKind::Other,
+                format!("the template takes more than {MAX_RENDER_STEPS} steps to render"),
+                offset,
+            ));
+        }
+        Ok(())
     }
 
     pub(crate) fn render(&mut self, nodes: &'a [Node], out: &mut String) -> RResult<()> {
         for node in nodes {
             self.node(node, out)?;
+            if out.len() > MAX_RENDER_SIZE {
+                return Err(RenderError::new(
+                    RenderErrorKind::Other,
+                    format!("the output is longer than {MAX_RENDER_SIZE} bytes"),
+                    0,
+                ));
+            }
             if self.brk || self.cont {
                 break;
             }
@@ -242,6 +276,10 @@ impl<'a> Renderer<'a> {
         self.scopes.push(Vec::with_capacity(2));
         let mut result = Ok(());
         for (i, item) in items.into_iter().enumerate() {
+            if let Err(e) = self.step(1, head.collection.begin) {
+                result = Err(e);
+                break;
+            }
             let info = Val::Loop(LoopInfo {
                 head,
                 index0: u32::try_from(i).unwrap_or(u32::MAX),
@@ -300,6 +338,10 @@ impl<'a> Renderer<'a> {
         self.scopes.push(Vec::with_capacity(2));
         let mut result = Ok(());
         for (i, item) in items.into_iter().enumerate() {
+            if let Err(e) = self.step(1, head.collection.begin) {
+                result = Err(e);
+                break;
+            }
             let info = LoopInfo {
                 head,
                 index0: u32::try_from(i).unwrap_or(u32::MAX),
@@ -360,12 +402,24 @@ impl<'a> Renderer<'a> {
                     ));
                 }
             };
+            self.step(1 + work_size(&v), f.begin)?;
             v = filters::apply(name, v, &args, &kwargs).map_err(|e| match e {
                 FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, f.begin),
                 // LiquidJS reads `where`'s property with a tokenizer of its own, so the
                 // position it reports is line 1, column 1 of the property text
                 FilterError::Undefined(p) => RenderError::undefined(p, f.begin).at_line_col(1, 1),
             })?;
+            // Arrays share their items (`a | push: a` doubles the tree each time), so an
+            // array's real size is its deep size, walked up to the cap and paid for in steps.
+            let deep = deep_size(&v, MAX_RENDER_SIZE);
+            self.step(deep / 64, f.begin)?;
+            if render_size(&v) > MAX_RENDER_SIZE || deep > MAX_RENDER_SIZE {
+                return Err(RenderError::new(
+                    RenderErrorKind::Other,
+                    format!("filter {name} builds a value larger than {MAX_RENDER_SIZE}"),
+                    f.begin,
+                ));
+            }
         }
         Ok(v)
     }
@@ -384,6 +438,8 @@ impl<'a> Renderer<'a> {
                     Val::Bool(!r.truthy())
                 } else {
                     let (l, ln) = stack.pop().unwrap_or((Val::Undef, false));
+                    // `contains` scans its left side
+                    self.step(1 + work_size(&l), e.begin)?;
                     let ordering = matches!(op, Op::Gt | Op::Lt | Op::Ge | Op::Le);
                     Val::Bool(!(ordering && (ln || rn)) && apply_op(op, &l, &r))
                 };
@@ -540,6 +596,62 @@ fn js_slice_index(n: f64, len: usize) -> usize {
 }
 
 /// `toEnumerable`.
+/// The size a value counts for against the render caps: a string's bytes, an array's items.
+fn render_size(v: &Val<'_>) -> usize {
+    match v {
+        Val::S(s) => s.len(),
+        Val::Str(s) => s.len(),
+        Val::Arr(a) => a.len(),
+        Val::Json(Value::Array(a)) => a.len(),
+        Val::Json(Value::Object(m)) => m.len(),
+        _ => 0,
+    }
+}
+
+/// The deep size of an array built by filters (items at every level, plus string bytes), or
+/// 0 for anything else; the walk stops once it passes `cap`.
+fn deep_size(v: &Val<'_>, cap: usize) -> usize {
+    if !matches!(v, Val::Arr(_)) {
+        return 0;
+    }
+    let mut total = 0usize;
+    let mut stack: Vec<Val<'_>> = vec![v.clone()];
+    let mut json: Vec<&Value> = Vec::new();
+    while total <= cap {
+        if let Some(j) = json.pop() {
+            total += 1;
+            match j {
+                Value::String(s) => total = total.saturating_add(s.len()),
+                Value::Array(a) => json.extend(a.iter()),
+                Value::Object(m) => json.extend(m.values()),
+                _ => {}
+            }
+            continue;
+        }
+        let Some(item) = stack.pop() else {
+            break;
+        };
+        total += 1;
+        match item {
+            Val::Arr(a) => stack.extend(a.iter().cloned()),
+            Val::S(s) => total = total.saturating_add(s.len()),
+            Val::Str(s) => total = total.saturating_add(s.len()),
+            Val::Json(j) => json.push(j),
+            _ => {}
+        }
+    }
+    total
+}
+
+/// The steps a filter or operator costs on `v`: an array's items, a string's bytes / 64 (a
+/// prompt may carry a long document through a few filters; a loop may not repeat that).
+fn work_size(v: &Val<'_>) -> usize {
+    match v {
+        Val::S(_) | Val::Str(_) => render_size(v) / 64,
+        _ => render_size(v),
+    }
+}
+
 fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
     if let Some(items) = v.items() {
         return items;

@@ -5,12 +5,18 @@
 use super::refs::PackRefs;
 use crate::diagnostics::Issue;
 use crate::index::raw_list;
-use crate::template::{AllowedVariables, CheckIssueKind, CompiledTemplate, InputPolicy};
+use crate::template::{
+    AllowedVariables, CheckIssueKind, CompiledTemplate, InputPolicy, ParseErrorKind,
+};
 use serde_json::Value;
 use std::collections::HashSet;
 
 /// Issue code: a template LiquidJS would refuse to parse.
 pub const TEMPLATE_PARSE: &str = "template-parse";
+/// Issue code: a template nesting block tags deeper than [`crate::template::MAX_DEPTH`].
+pub const TEMPLATE_TOO_DEEP: &str = "template-too-deep";
+/// Issue code: a template longer than [`crate::template::MAX_TEMPLATE_LENGTH`] bytes.
+pub const TEMPLATE_TOO_LONG: &str = "template-too-long";
 /// Issue code (warning): a required parameter that the instructions never read.
 pub const UNUSED_PARAMETER: &str = "unused-parameter";
 /// Issue code (warning): an optional parameter without a default that the instructions read;
@@ -56,9 +62,15 @@ fn parse(source: &str, at: &str, out: &mut Vec<Issue>) -> Option<CompiledTemplat
         Ok(t) => Some(t),
         Err(e) => {
             let (line, col) = crate::template::line_col(source, e.offset());
+            // The caps get their own codes: the template may be fine Liquid, only too big.
+            let code = match e.kind() {
+                ParseErrorKind::TooDeep => TEMPLATE_TOO_DEEP,
+                ParseErrorKind::TooLong => TEMPLATE_TOO_LONG,
+                _ => TEMPLATE_PARSE,
+            };
             out.push(
                 Issue::error(
-                    TEMPLATE_PARSE,
+                    code,
                     at,
                     format!(
                         "template isn't valid Liquid: {}",

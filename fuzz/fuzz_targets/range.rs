@@ -1,0 +1,117 @@
+//! npm ranges: parse, canonical form, `satisfies`, `max_satisfying`.
+//!
+//! Input: UTF-8 lines. The first line is the range, every further line a version. An odd
+//! input length turns `includePrerelease` on, so both modes are explored.
+//!
+//! Invariants:
+//! - parsing never panics, and text over `MAX_RANGE_LENGTH` bytes is refused;
+//! - the canonical form (`Display`) re-parses (unless desugaring made it longer than
+//!   `MAX_RANGE_LENGTH`, then it is refused as too long), and the re-parsed range accepts
+//!   exactly the same versions (behaviour, not structure: `>=0.0.0` reads back as `*`, which is the same
+//!   set of versions);
+//! - a release's packed-key answer and its interval answer agree with `satisfies`;
+//! - `max_satisfying` returns a satisfying version, no satisfying version is greater, and
+//!   it is `None` exactly when none satisfies; likewise `min_satisfying`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use runstart::range::{
+    MAX_RANGE_LENGTH, Range, RangeErrorKind, RangeOptions, compare_versions, pack_release,
+    parse_version,
+};
+use std::cmp::Ordering;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let options = RangeOptions::new().with_include_prerelease(data.len() % 2 == 1);
+    let mut lines = text.split('\n');
+    let range_text = lines.next().unwrap_or_default();
+    let mut versions: Vec<semver::Version> = lines.take(64).filter_map(parse_version).collect();
+    let range = match Range::parse_with(range_text, options) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = (e.to_string(), e.code(), e.offset(), e.alternative());
+            return;
+        }
+    };
+    assert!(
+        range_text.len() <= MAX_RANGE_LENGTH,
+        "overlong range accepted"
+    );
+    let canonical = range.to_string();
+    let again = match Range::parse_with(&canonical, options) {
+        Ok(r) => r,
+        // Desugaring lengthens (`7` prints as `>=7.0.0-0 <8.0.0-0`), so a long range's
+        // canonical form may exceed the cap; that is the only acceptable refusal.
+        Err(e) if e.kind() == RangeErrorKind::TooLong => {
+            assert!(canonical.len() > MAX_RANGE_LENGTH);
+            return;
+        }
+        Err(e) => panic!("canonical form {canonical:?} of {range_text:?} fails: {e}"),
+    };
+    // The comparators' own versions are the interesting boundaries.
+    for set in range.alternatives() {
+        for c in set {
+            if let Some(v) = c.version() {
+                versions.push(v.clone());
+                let mut pre = v.clone();
+                if pre.pre.is_empty() {
+                    pre.pre = semver::Prerelease::new("0").expect("valid prerelease");
+                    versions.push(pre);
+                }
+                let mut next = v.clone();
+                next.patch = next.patch.saturating_add(1);
+                next.pre = semver::Prerelease::EMPTY;
+                versions.push(next);
+            }
+        }
+    }
+    let intervals: Option<Vec<(u64, u64)>> = range.release_intervals().map(Iterator::collect);
+    for v in &versions {
+        let yes = range.satisfies(v);
+        assert_eq!(
+            yes,
+            again.satisfies(v),
+            "{range_text:?} and its canonical form {canonical:?} disagree on {v}"
+        );
+        if let Some(key) = pack_release(v) {
+            if let Some(packed) = range.satisfies_packed(key) {
+                assert_eq!(
+                    packed, yes,
+                    "packed answer differs for {v} in {range_text:?}"
+                );
+            }
+            if let Some(iv) = &intervals {
+                let inside = iv.iter().any(|&(lo, hi)| lo <= key && key <= hi);
+                assert_eq!(
+                    inside, yes,
+                    "interval answer differs for {v} in {range_text:?}"
+                );
+            }
+        }
+    }
+    let any = versions.iter().any(|v| range.satisfies(v));
+    match range.max_satisfying(&versions) {
+        Some(max) => {
+            assert!(range.satisfies(max));
+            for v in &versions {
+                assert!(
+                    !(range.satisfies(v) && compare_versions(v, max) == Ordering::Greater),
+                    "{v} satisfies {range_text:?} and is above max_satisfying {max}"
+                );
+            }
+        }
+        None => assert!(!any, "max_satisfying found nothing but a version satisfies"),
+    }
+    match range.min_satisfying(&versions) {
+        Some(min) => {
+            assert!(range.satisfies(min));
+            for v in &versions {
+                assert!(!(range.satisfies(v) && compare_versions(v, min) == Ordering::Less));
+            }
+        }
+        None => assert!(!any),
+    }
+});
