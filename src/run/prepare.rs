@@ -59,11 +59,12 @@ impl Snapshot {
                 r,
                 pins.and_then(|p| p.tool_versions.get(&*r.id)),
             )?;
-            tool_versions.insert(r.id.to_string(), version.to_string());
+            // `String::from(&str)` copies; `to_string()` on an `Arc<str>` would format.
+            tool_versions.insert(String::from(&*r.id), String::from(&*version));
             tools.push(PlannedTool {
-                id: r.id.to_string(),
-                version: version.to_string(),
-                requested_range: r.range_text.to_string(),
+                id: String::from(&*r.id),
+                version: String::from(&*version),
+                requested_range: String::from(&*r.range_text),
             });
         }
         let blocks = resolve_blocks(state, agent, request)?;
