@@ -30,7 +30,7 @@ const KINDS: [&str; 3] = ["llm-inference", "embedding", "custom"];
 const NUMBERS: [f64; 10] = [
     0.0, 1.0, 0.5, 0.003, 1000.0, 8000.0, 128000.0, -1.0, 1e308, 2.5e-7,
 ];
-const OPS: [&str; 5] = [">=", ">", "<=", "<", "=="];
+const OPS: [&str; 5] = [">=", ">", "<=", "<", "="];
 
 fn pick<'a, T: Copy>(u: &mut Unstructured<'a>, from: &[T]) -> AResult<T> {
     Ok(*u.choose(from)?)
