@@ -120,3 +120,25 @@ pub fn write_json<T: serde::Serialize + ?Sized>(
     out.write_all(b"\n")?;
     Ok(())
 }
+
+/// Reads and loads a pack index for the commands that use its entries (`resolve`, `plan`).
+///
+/// A file that cannot be read, or whose envelope is unusable, is a usage error (exit 2) naming
+/// the first problem; `runstart validate` reports everything.
+pub fn load_index_file(path: &std::path::Path) -> Result<runstart::index::PackIndex, CliError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let loaded = runstart::index::load(&bytes);
+    loaded.index.ok_or_else(|| {
+        let why = loaded
+            .report
+            .issues()
+            .first()
+            .map(|i| i.message().to_owned())
+            .unwrap_or_default();
+        CliError::Usage(format!(
+            "{} is not a usable pack index: {why}",
+            path.display()
+        ))
+    })
+}

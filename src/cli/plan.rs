@@ -1,8 +1,7 @@
 //! `runstart plan <index.json>... --providers <providers.json> --tenant <id> --agent
 //! <id>[@version] [--param k=v]... [--policy <policy.json>]`: prepare a run and print its plan.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, write_json};
-use runstart::index::load;
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, load_index_file, write_json};
 use runstart::route::{ProviderMetadata, TenantPolicy};
 use runstart::run::{AgentSelector, Conversation, RunRequest, RunStart};
 use serde_json::{Map, Value, json};
@@ -53,20 +52,7 @@ fn json_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, CliError>
 pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     let run_start = RunStart::new();
     for path in &args.files {
-        let bytes = read(path)?;
-        let loaded = load(&bytes);
-        let Some(index) = loaded.index else {
-            let why = loaded
-                .report
-                .issues()
-                .first()
-                .map(|i| i.message().to_owned())
-                .unwrap_or_default();
-            return Err(CliError::Usage(format!(
-                "{} is not a usable pack index: {why}",
-                path.display()
-            )));
-        };
+        let index = load_index_file(path)?;
         run_start
             .register_pack(&args.tenant, &index)
             .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;

@@ -1,9 +1,8 @@
 //! `runstart resolve <index.json>... --tool <id> --range <range>` and `--agents`: resolve tool
 //! references against the tools of one or more pack indexes, as run start would.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, load_index_file, write_json};
 use runstart::catalog::{Catalog, ToolRange};
-use runstart::index::load;
 use runstart::range::parse_version;
 use serde_json::json;
 use std::io::Write;
@@ -56,20 +55,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     let mut loaded = Vec::new();
     for path in &args.files {
         let file = path.display().to_string();
-        let bytes =
-            std::fs::read(path).map_err(|e| CliError::Usage(format!("cannot read {file}: {e}")))?;
-        let l = load(&bytes);
-        let Some(index) = l.index else {
-            let why = l
-                .report
-                .issues()
-                .first()
-                .map(|i| i.message().to_owned())
-                .unwrap_or_default();
-            return Err(CliError::Usage(format!(
-                "{file} is not a usable pack index: {why}"
-            )));
-        };
+        let index = load_index_file(path)?;
         for tool in &index.tools {
             let version = tool.entry.version.as_deref().unwrap_or(&index.pack_version);
             let Some(v) = parse_version(version) else {
