@@ -259,17 +259,25 @@ fn resolve_block(
         .pins
         .as_ref()
         .and_then(|p| p.block_versions.get(&r.id));
-    let pinned: Option<Cow<'_, str>> = turn_pin
-        .map(|t| Cow::Borrowed(t.as_str()))
-        .or_else(|| r.pin.as_ref().map(|v| Cow::Owned(v.to_string())));
+    // The agent's pin is a `Version` already (made at registration); only a resumed turn's
+    // journaled text needs parsing. The text is formatted only for an error message.
+    let turn_version = turn_pin.map(|t| (t.as_str(), parse_version(t)));
+    let pinned: Option<Option<Cow<'_, semver::Version>>> = match &turn_version {
+        Some((_, parsed)) => Some(parsed.as_ref().map(Cow::Borrowed)),
+        None => r.pin.as_ref().map(|v| Some(Cow::Borrowed(v))),
+    };
     let block = match pinned {
-        Some(text) => {
-            let wanted = parse_version(&text);
-            versions
-                .iter()
-                .find(|b| Some(&b.version) == wanted.as_ref())
-                .ok_or_else(|| fail(format!("{desc} runs version {text}, which isn't published")))?
-        }
+        Some(wanted) => versions
+            .iter()
+            .find(|b| wanted.as_deref() == Some(&b.version))
+            .ok_or_else(|| {
+                let text = match (&turn_version, &r.pin) {
+                    (Some((t, _)), _) => (*t).to_owned(),
+                    (None, Some(v)) => v.to_string(),
+                    (None, None) => String::new(),
+                };
+                fail(format!("{desc} runs version {text}, which isn't published"))
+            })?,
         None => match versions.iter().find(|b| r.range.satisfies(&b.version)) {
             Some(b) => b,
             None if versions.is_empty() => {
