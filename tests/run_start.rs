@@ -66,7 +66,7 @@ fn prepares_a_block_based_agent_end_to_end() {
             "conversation": {"id": "c-1", "turn": 3}
         })))
         .expect("plan");
-    assert_eq!(plan.agent_version, "2.1.0");
+    assert_eq!(&*plan.agent_version, "2.1.0");
     let tools: Vec<_> = plan
         .tools
         .iter()
@@ -94,19 +94,19 @@ fn prepares_a_block_based_agent_end_to_end() {
         Some("1.2.3")
     );
     assert_eq!(
-        plan.model_settings,
-        Some(json!({"maxOutputTokens": 1024, "temperature": 0.2}))
+        plan.model_settings.as_deref(),
+        Some(&json!({"maxOutputTokens": 1024, "temperature": 0.2}))
     );
     assert_eq!(
         plan.instructions,
         "Reply to Dana about ticket T-42.\nTone: warm; at most 180 words.\nOffer a call with their account manager."
     );
     // region eu-only: the EU provider, not the US one; the fallback only as an alternate.
-    assert_eq!(plan.route.provider_id, "anthropic-eu");
+    assert_eq!(&*plan.route.provider_id, "anthropic-eu");
     assert!(!plan.route.fallback);
     assert_eq!(
-        plan.guardrails,
-        vec!["support.no-refund-promises", "support.pii-redaction"]
+        &plan.guardrails[..],
+        ["support.no-refund-promises", "support.pii-redaction"]
     );
 }
 
@@ -445,5 +445,64 @@ fn eight_threads_prepare_while_packs_and_providers_register() {
             json!({"agent": {"id": "t.a"}, "parameters": {"a": "x"}}),
         ))
         .expect("plan");
-    assert_eq!(last.agent_version, "1.59.0");
+    assert_eq!(&*last.agent_version, "1.59.0");
+}
+
+/// Parameters every fixture agent's template is satisfied with.
+fn all_parameters() -> Value {
+    json!({
+        "ticketId": "T-1", "customerName": "Dana", "orderId": "A-1", "orderNumber": "A-1",
+        "country": "DE", "company": "Acme"
+    })
+}
+
+#[test]
+fn a_plan_shared_from_registration_equals_a_replayed_turn() {
+    let rs = registry();
+    let mut compared = 0;
+    for name in ["support-desk", "order-review"] {
+        for agent in &fixture(name).agents {
+            let first = request(json!({
+                "agent": {"id": agent.entry.id},
+                "parameters": all_parameters(),
+                "conversation": {"id": "c-1", "turn": 1}
+            }));
+            let plan = rs.prepare(&first).expect("fixture agent prepares");
+            // The slow path: the same run, resumed with the versions the plan journaled.
+            let mut resumed = first.clone();
+            resumed.pins = Some(runstart::run::TurnPins {
+                tool_versions: (*plan.tool_versions).clone(),
+                block_versions: (*plan.block_versions).clone(),
+                ..Default::default()
+            });
+            assert_eq!(rs.prepare(&resumed).expect("resumed turn"), plan);
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 6);
+}
+
+#[test]
+fn a_republished_block_version_reaches_the_next_run() {
+    let with_tone = |tone: &str| {
+        let mut doc = one_agent_pack("Tone: {{ settings[\"t.style\"].tone }}.");
+        doc["blocks"] = json!([{"id": "t.style", "version": "1.0.0", "kind": "settings",
+            "modulePath": "b.json", "content": {"values": {"tone": tone}}}]);
+        doc["agents"][0]["settings"] = json!([{"id": "t.style", "version": "^1.0.0"}]);
+        doc["agents"][0]["parameters"] = json!([]);
+        pack(doc)
+    };
+    let rs = RunStart::new();
+    for p in providers() {
+        rs.register_provider("acme", p).expect("provider registers");
+    }
+    rs.register_pack("acme", &with_tone("warm"))
+        .expect("registers");
+    let run = request(json!({"agent": {"id": "t.a"}}));
+    assert_eq!(rs.prepare(&run).expect("plan").instructions, "Tone: warm.");
+    // Only the block is published again (same version, new values); the agent is not.
+    let mut block_only = with_tone("dry");
+    block_only.agents.clear();
+    rs.register_pack("acme", &block_only).expect("registers");
+    assert_eq!(rs.prepare(&run).expect("plan").instructions, "Tone: dry.");
 }

@@ -7,12 +7,13 @@
 //! request.
 //!
 //! Invariants: registration and `prepare` never panic or hang; a plan names the agent asked
-//! for, and a failed registration changes nothing.
+//! for; a failed registration changes nothing; replaying a plan's tool versions as a resumed
+//! turn's pins (the slow path) gives the same plan as the one shared from registration.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use runstart::route::ProviderMetadata;
-use runstart::run::{RunRequest, RunStart};
+use runstart::run::{RunRequest, RunStart, TurnPins};
 use serde_json::{Value, json};
 use std::sync::LazyLock;
 
@@ -85,7 +86,19 @@ fuzz_target!(|data: &[u8]| {
     }
     for request in &requests {
         match run_start.prepare(request) {
-            Ok(plan) => assert_eq!(plan.agent_id, request.agent.id, "a plan for another agent"),
+            Ok(plan) => {
+                assert_eq!(&*plan.agent_id, request.agent.id, "a plan for another agent");
+                // Duplicate tool ids collapse in `toolVersions`; replay only when they don't.
+                if request.pins.is_none() && plan.tools.len() == plan.tool_versions.len() {
+                    let mut resumed = request.clone();
+                    resumed.pins = Some(TurnPins {
+                        tool_versions: (*plan.tool_versions).clone(),
+                        ..TurnPins::default()
+                    });
+                    let replayed = run_start.prepare(&resumed);
+                    assert_eq!(replayed.as_ref().ok(), Some(&plan), "a replayed turn differs");
+                }
+            }
             Err(e) => {
                 let _ = (e.to_string(), e.code());
             }

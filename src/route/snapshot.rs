@@ -10,6 +10,7 @@ use super::wire::{
     RoutingDecision, TenantPolicy, UpperBoundOp,
 };
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The part of a row the filter reads, kept apart (32 bytes) so the filter streams half the
 /// memory of full rows.
@@ -131,6 +132,9 @@ pub struct RouteSnapshot {
     feature_rows: Vec<u64>,
     /// Per provider index: id and region symbols, and whether it is a fallback.
     provider_syms: Vec<(u32, u32, bool)>,
+    /// Per row, its provider id and model name, shared so that a decision can hold them
+    /// without copying the text.
+    shared_names: Vec<(Arc<str>, Arc<str>)>,
 }
 
 // The lead shares snapshots across threads behind an `ArcSwap`: keep them `Send + Sync`.
@@ -456,6 +460,22 @@ impl RouteSnapshot {
                 }
             }
         }
+        let provider_arcs: Vec<Arc<str>> =
+            providers.iter().map(|p| Arc::from(p.id.as_str())).collect();
+        let shared_names = rows
+            .iter()
+            .map(|r| {
+                let provider = provider_arcs
+                    .get(r.provider as usize)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::from(""));
+                let model = providers
+                    .get(r.provider as usize)
+                    .and_then(|p| p.models.get(r.model as usize))
+                    .map_or_else(|| Arc::from(""), |m| Arc::from(m.name.as_str()));
+                (provider, model)
+            })
+            .collect();
         let provider_syms = providers
             .iter()
             .map(|p| {
@@ -482,6 +502,7 @@ impl RouteSnapshot {
             kind_rows,
             feature_rows,
             provider_syms,
+            shared_names,
         }
     }
 
@@ -499,6 +520,12 @@ impl RouteSnapshot {
     /// caller keep a decision as indices and name its tuples only when it needs them.
     pub fn tuple_names(&self, i: u32) -> Option<(&str, &str)> {
         self.tuple(i).map(|(p, m)| (p.id.as_str(), m.name.as_str()))
+    }
+
+    /// [`RouteSnapshot::tuple_names`] as shared strings, to keep in a decision that outlives
+    /// the call.
+    pub fn tuple_shared_names(&self, i: u32) -> Option<(&Arc<str>, &Arc<str>)> {
+        self.shared_names.get(i as usize).map(|(p, m)| (p, m))
     }
 
     fn tuple(&self, i: u32) -> Option<Tuple<'_>> {

@@ -1,6 +1,7 @@
 //! A tenant's registered packs and providers, compiled for run start: ranges parsed,
 //! templates parsed, capabilities typed, tool and block references pinned.
 
+use super::wire::PlannedTool;
 use crate::catalog::{Catalog, ToolRange};
 use crate::diagnostics::Issue;
 use crate::index::PackIndex;
@@ -10,7 +11,7 @@ use crate::route::{Capability, ProviderMetadata, RouteSnapshot, TenantPolicy};
 use crate::template::{CompiledTemplate, PromptParameter};
 use semver::Version;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The catalog key for a tenant's own catalog (each tenant state holds one).
@@ -65,16 +66,17 @@ pub(crate) struct ToolRefC {
 /// An agent version ready to run.
 #[derive(Debug)]
 pub(crate) struct CompiledAgent {
-    pub id: String,
+    pub id: Arc<str>,
     pub version: Version,
-    pub version_text: String,
-    pub name: String,
+    pub version_text: Arc<str>,
+    /// The `agent` auto-variable, `{id, name, version}`, made once.
+    pub agent_value: Value,
     pub tools: Vec<ToolRefC>,
-    pub guardrails: Vec<String>,
+    pub guardrails: Arc<[String]>,
     pub instructions: InstructionsSource,
     pub settings: Vec<BlockRef>,
     pub model_settings: Option<BlockRef>,
-    pub capabilities: Vec<Capability>,
+    pub capabilities: Vec<CompiledCapability>,
     pub preferred_provider: Option<String>,
     pub preferred_model: Option<String>,
 }
@@ -86,6 +88,36 @@ impl CompiledAgent {
             || !self.settings.is_empty()
             || self.model_settings.is_some()
     }
+}
+
+/// A capability declaration with its kind (defaulted) kept as shared text for the plans.
+#[derive(Debug)]
+pub(crate) struct CompiledCapability {
+    pub capability: Capability,
+    pub kind: Arc<str>,
+}
+
+/// What every run of an agent version shares while the tenant's tools and blocks stay as they
+/// are: its tools and blocks resolved through its pins. Made at registration (and remade on
+/// every change to tools or blocks), so a run that brings no turn pins copies nothing.
+#[derive(Debug)]
+pub(crate) struct PinnedPlan {
+    pub tools: Arc<[PlannedTool]>,
+    pub tool_versions: Arc<BTreeMap<String, String>>,
+    pub block_versions: Arc<BTreeMap<String, String>>,
+    /// The prompt block the instructions come from, if any.
+    pub prompt: Option<Arc<CompiledBlock>>,
+    /// The `settings` auto-variable: block id → values (a JSON object).
+    pub settings: Value,
+    pub model_settings: Option<Arc<Value>>,
+}
+
+/// One registered agent version, with its pinned plan when every pin still resolves (when
+/// one does not, runs take the slow path, which reports the failure).
+#[derive(Debug, Clone)]
+pub(crate) struct AgentSlot {
+    pub agent: Arc<CompiledAgent>,
+    pub pinned: Option<Arc<PinnedPlan>>,
 }
 
 /// A data block version ready to use.
@@ -124,7 +156,7 @@ pub(crate) struct TenantState {
     pub tool_records: Vec<ToolRecord>,
     pub tools: Catalog<CatalogTool>,
     /// Agent id → versions, highest first.
-    pub agents: HashMap<String, Vec<Arc<CompiledAgent>>>,
+    pub agents: HashMap<String, Vec<AgentSlot>>,
     pub guardrails: HashMap<String, Arc<Guardrail>>,
     /// Block id → versions, highest first.
     pub blocks: HashMap<String, Vec<Arc<CompiledBlock>>>,
@@ -165,7 +197,7 @@ pub(crate) fn parameters_of(list: Option<&Vec<Value>>) -> Vec<PromptParameter> {
         .collect()
 }
 
-fn sorted_insert<T>(list: &mut Vec<Arc<T>>, item: Arc<T>, version: impl Fn(&T) -> &Version) {
+fn sorted_insert<T>(list: &mut Vec<T>, item: T, version: impl Fn(&T) -> &Version) {
     let v = version(&item).clone();
     match list
         .iter()
@@ -180,6 +212,18 @@ fn sorted_insert<T>(list: &mut Vec<Arc<T>>, item: Arc<T>, version: impl Fn(&T) -
 }
 
 impl TenantState {
+    /// Remakes every agent version's pinned plan against the current tools and blocks; called
+    /// after every change to either (registration is rare, runs are many).
+    pub fn refresh_pinned_plans(&mut self) {
+        let mut agents = std::mem::take(&mut self.agents);
+        for slot in agents.values_mut().flatten() {
+            slot.pinned = super::prepare::pinned_plan(self, &slot.agent, None)
+                .ok()
+                .map(Arc::new);
+        }
+        self.agents = agents;
+    }
+
     /// Rebuilds the tool catalog from the records (registration is rare; resolving is hot).
     pub fn rebuild_tools(&mut self) {
         let mut catalog = Catalog::new();
@@ -296,14 +340,18 @@ impl TenantState {
         for a in &pack.agents {
             match next.compile_agent(&a.entry, a.index) {
                 Ok(agent) => sorted_insert(
-                    next.agents.entry(agent.id.clone()).or_default(),
-                    Arc::new(agent),
-                    |a| &a.version,
+                    next.agents.entry(agent.id.to_string()).or_default(),
+                    AgentSlot {
+                        agent: Arc::new(agent),
+                        pinned: None,
+                    },
+                    |slot| &slot.agent.version,
                 ),
                 Err(mut e) => issues.append(&mut e),
             }
         }
         if issues.is_empty() {
+            next.refresh_pinned_plans();
             *self = next;
             Ok(())
         } else {
@@ -442,7 +490,10 @@ impl TenantState {
         let mut capabilities = Vec::new();
         for (k, c) in agent.capabilities.iter().enumerate() {
             match serde_json::from_value::<Capability>(c.clone()) {
-                Ok(cap) => capabilities.push(cap),
+                Ok(capability) => capabilities.push(CompiledCapability {
+                    kind: Arc::from(capability.kind_or_default()),
+                    capability,
+                }),
                 Err(e) => issues.push(Issue::error(
                     "invalid-capability",
                     format!("{base}/capabilities/{k}"),
@@ -454,12 +505,13 @@ impl TenantState {
             return Err(issues);
         }
         Ok(CompiledAgent {
-            id: agent.id.clone(),
+            id: Arc::from(agent.id.as_str()),
             version,
-            version_text: agent.version.clone(),
-            name: agent.name.clone(),
+            version_text: Arc::from(agent.version.as_str()),
+
+            agent_value: serde_json::json!({"id": agent.id, "name": agent.name, "version": agent.version}),
             tools,
-            guardrails: agent.guardrails.clone().unwrap_or_default(),
+            guardrails: agent.guardrails.clone().unwrap_or_default().into(),
             instructions,
             settings,
             model_settings,

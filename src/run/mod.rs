@@ -191,6 +191,7 @@ impl RunStart {
                 .find(|r| r.id == id && &r.version == version);
             let hit = found.map(|r| r.retired = true).is_some();
             state.rebuild_tools();
+            state.refresh_pinned_plans();
             Ok::<bool, RegisterError>(hit)
         })
         .unwrap_or(false)
@@ -205,6 +206,7 @@ impl RunStart {
                 .tool_records
                 .retain(|r| !(r.id == id && &r.version == version));
             state.rebuild_tools();
+            state.refresh_pinned_plans();
             Ok::<bool, RegisterError>(state.tool_records.len() != before)
         })
         .unwrap_or(false)

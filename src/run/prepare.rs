@@ -1,17 +1,17 @@
 //! `prepare`: the run-start algorithm, in upstream's order.
 
 use super::compiled::{
-    BlockContent, BlockRef, CompiledAgent, CompiledBlock, InstructionsSource, TENANT_KEY,
-    TenantState,
+    AgentSlot, BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability,
+    InstructionsSource, PinnedPlan, TENANT_KEY, TenantState,
 };
-use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest};
+use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins};
 use super::{RunStartError, Snapshot};
 use crate::catalog::ResolveError;
 use crate::range::parse_version;
 use crate::route::{
     AllowDeny, Capability, RouteRequest, Scratch, TenantPolicy, merge_tenant_policies,
 };
-use crate::template::{AutoVariables, CompiledTemplate, PromptError, PromptParameter};
+use crate::template::{CompiledTemplate, PromptError, PromptGlobals, PromptParameter};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -47,37 +47,33 @@ impl Snapshot {
                 ),
             });
         };
-        let agent = find_agent(state, request)?;
+        let slot = find_agent(state, request)?;
+        let agent = &*slot.agent;
         check_guardrails(state, agent)?;
-        let pins = request.pins.as_ref();
-        let mut tools = Vec::with_capacity(agent.tools.len());
-        let mut tool_versions = BTreeMap::new();
-        for r in &agent.tools {
-            let version = resolve_tool(
-                state,
-                agent,
-                r,
-                pins.and_then(|p| p.tool_versions.get(&*r.id)),
-            )?;
-            // `String::from(&str)` copies; `to_string()` on an `Arc<str>` would format.
-            tool_versions.insert(String::from(&*r.id), String::from(&*version));
-            tools.push(PlannedTool {
-                id: String::from(&*r.id),
-                version: String::from(&*version),
-                requested_range: String::from(&*r.range_text),
-            });
-        }
-        let blocks = resolve_blocks(state, agent, request)?;
+        // A resumed turn's tool or block versions take the slow path; otherwise the plan made
+        // at registration is shared (it exists only when every pin resolved then).
+        let turn_pins = request
+            .pins
+            .as_ref()
+            .filter(|p| !p.tool_versions.is_empty() || !p.block_versions.is_empty());
+        let fresh;
+        let pinned: &PinnedPlan = match (turn_pins, &slot.pinned) {
+            (None, Some(plan)) => plan,
+            _ => {
+                fresh = pinned_plan(state, agent, turn_pins)?;
+                &fresh
+            }
+        };
         let (route, capabilities, warnings) = route_capabilities(state, agent, request)?;
-        let instructions = render(agent, &blocks, request)?;
+        let instructions = render(agent, pinned, request)?;
         Ok(RunPlan {
-            agent_id: agent.id.clone(),
-            agent_version: agent.version_text.clone(),
-            tools,
-            tool_versions,
-            block_versions: blocks.versions,
-            guardrails: agent.guardrails.clone(),
-            model_settings: blocks.model_settings,
+            agent_id: Arc::clone(&agent.id),
+            agent_version: Arc::clone(&agent.version_text),
+            tools: Arc::clone(&pinned.tools),
+            tool_versions: Arc::clone(&pinned.tool_versions),
+            block_versions: Arc::clone(&pinned.block_versions),
+            guardrails: Arc::clone(&agent.guardrails),
+            model_settings: pinned.model_settings.clone(),
             route,
             capabilities,
             instructions,
@@ -86,10 +82,49 @@ impl Snapshot {
     }
 }
 
+/// Steps 3 and 4: the agent's tools, then its blocks, each through the turn's pins, then the
+/// agent's pins (made at registration). With no turn pins the answer is the same for every
+/// run, which is why registration keeps it ([`TenantState::refresh_pinned_plans`]).
+///
+/// # Errors
+///
+/// The first tool's or block's failure, as `prepare` reports it.
+pub(crate) fn pinned_plan(
+    state: &TenantState,
+    agent: &CompiledAgent,
+    pins: Option<&TurnPins>,
+) -> Result<PinnedPlan, RunStartError> {
+    let mut tools = Vec::with_capacity(agent.tools.len());
+    let mut tool_versions = BTreeMap::new();
+    for r in &agent.tools {
+        let version = resolve_tool(
+            state,
+            agent,
+            r,
+            pins.and_then(|p| p.tool_versions.get(&*r.id)),
+        )?;
+        tool_versions.insert(String::from(&*r.id), String::from(&*version));
+        tools.push(PlannedTool {
+            id: String::from(&*r.id),
+            version: String::from(&*version),
+            requested_range: String::from(&*r.range_text),
+        });
+    }
+    let blocks = resolve_blocks(state, agent, pins)?;
+    Ok(PinnedPlan {
+        tools: tools.into(),
+        tool_versions: Arc::new(tool_versions),
+        block_versions: Arc::new(blocks.versions),
+        prompt: blocks.prompt,
+        settings: Value::Object(blocks.settings),
+        model_settings: blocks.model_settings.map(Arc::new),
+    })
+}
+
 fn find_agent<'s>(
     state: &'s TenantState,
     request: &RunRequest,
-) -> Result<&'s CompiledAgent, RunStartError> {
+) -> Result<&'s AgentSlot, RunStartError> {
     let id = request.agent.id.as_str();
     let versions = state
         .agents
@@ -99,10 +134,10 @@ fn find_agent<'s>(
             message: format!("Agent \"{id}\" is not registered"),
         })?;
     match &request.agent.version {
-        None => versions.first().map(Arc::as_ref),
-        Some(text) => parse_version(text)
-            .and_then(|v| versions.iter().find(|a| a.version == v))
-            .map(Arc::as_ref),
+        None => versions.first(),
+        Some(text) => {
+            parse_version(text).and_then(|v| versions.iter().find(|a| a.agent.version == v))
+        }
     }
     .ok_or_else(|| RunStartError::AgentNotFound {
         message: format!(
@@ -242,7 +277,7 @@ fn resolve_block(
     state: &TenantState,
     r: &BlockRef,
     role: Role,
-    request: &RunRequest,
+    pins: Option<&TurnPins>,
 ) -> Result<Arc<CompiledBlock>, RunStartError> {
     let desc = match role {
         Role::Prompt => format!("prompt block \"{}\"", r.id),
@@ -255,10 +290,7 @@ fn resolve_block(
         requested_range: r.range_text.clone(),
     };
     let versions = state.blocks.get(&r.id).map_or(&[][..], Vec::as_slice);
-    let turn_pin = request
-        .pins
-        .as_ref()
-        .and_then(|p| p.block_versions.get(&r.id));
+    let turn_pin = pins.and_then(|p| p.block_versions.get(&r.id));
     // The agent's pin is a `Version` already (made at registration); only a resumed turn's
     // journaled text needs parsing. The text is formatted only for an error message.
     let turn_version = turn_pin.map(|t| (t.as_str(), parse_version(t)));
@@ -326,7 +358,7 @@ fn resolve_block(
 fn resolve_blocks(
     state: &TenantState,
     agent: &CompiledAgent,
-    request: &RunRequest,
+    pins: Option<&TurnPins>,
 ) -> Result<Blocks, RunStartError> {
     let mut out = Blocks {
         prompt: None,
@@ -335,19 +367,19 @@ fn resolve_blocks(
         versions: BTreeMap::new(),
     };
     if let InstructionsSource::Block(r) = &agent.instructions {
-        let b = resolve_block(state, r, Role::Prompt, request)?;
+        let b = resolve_block(state, r, Role::Prompt, pins)?;
         out.versions.insert(r.id.clone(), b.version_text.clone());
         out.prompt = Some(b);
     }
     for r in &agent.settings {
-        let b = resolve_block(state, r, Role::Settings, request)?;
+        let b = resolve_block(state, r, Role::Settings, pins)?;
         out.versions.insert(r.id.clone(), b.version_text.clone());
         if let BlockContent::Settings { values } = &b.content {
             out.settings.insert(r.id.clone(), values.clone());
         }
     }
     if let Some(r) = &agent.model_settings {
-        let b = resolve_block(state, r, Role::ModelSettings, request)?;
+        let b = resolve_block(state, r, Role::ModelSettings, pins)?;
         out.versions.insert(r.id.clone(), b.version_text.clone());
         if let BlockContent::Settings { values } = &b.content {
             out.model_settings = Some(values.clone());
@@ -400,14 +432,18 @@ fn route_capabilities(
     let mut llm: Option<PlannedRoute> = None;
     let mut all = Vec::with_capacity(agent.capabilities.len());
     let mut warnings = Vec::new();
-    for cap in &agent.capabilities {
-        let is_llm = cap.kind_or_default() == LLM_INFERENCE;
+    for CompiledCapability {
+        capability: cap,
+        kind,
+    } in &agent.capabilities
+    {
+        let is_llm = &**kind == LLM_INFERENCE;
         let first_llm = is_llm && llm.is_none();
         let use_policy = match (&pinned_policy, first_llm) {
             (Some(p), true) => p.as_ref(),
             _ => policy,
         };
-        let planned = route_one(state, agent, cap, use_policy, is_llm).map_err(|e| match (resumed, first_llm, e) {
+        let planned = route_one(state, agent, cap, kind, use_policy, is_llm).map_err(|e| match (resumed, first_llm, e) {
             (Some((p, m)), true, RunStartError::CapabilityRoutingFailed { message, cause }) => RunStartError::CapabilityRoutingFailed {
                 message: format!("The turn was routed to {p}/{m}, which is no longer registered or allowed: {message}"),
                 cause,
@@ -441,6 +477,7 @@ fn route_one(
     state: &TenantState,
     agent: &CompiledAgent,
     cap: &Capability,
+    kind: &Arc<str>,
     policy: Option<&TenantPolicy>,
     is_llm: bool,
 ) -> Result<PlannedRoute, RunStartError> {
@@ -467,17 +504,32 @@ fn route_one(
         Err(_) => state.route.route(&request),
     });
     match routed {
-        Ok(routed) => Ok(PlannedRoute {
-            kind: cap.kind_or_default().to_owned(),
-            provider_id: routed.provider().id.clone(),
-            model: routed.model().name.clone(),
-            alternates: Alternates::new(
-                Arc::clone(&state.route),
-                routed.order().get(1..).unwrap_or_default(),
-            ),
-            fallback: routed.fallback(),
-            reason: routed.reason(),
-        }),
+        Ok(routed) => {
+            let (provider_id, model) = routed
+                .order()
+                .first()
+                .and_then(|&i| state.route.tuple_shared_names(i))
+                .map_or_else(
+                    || {
+                        (
+                            Arc::from(routed.provider().id.as_str()),
+                            Arc::from(routed.model().name.as_str()),
+                        )
+                    },
+                    |(p, m)| (Arc::clone(p), Arc::clone(m)),
+                );
+            Ok(PlannedRoute {
+                kind: Arc::clone(kind),
+                provider_id,
+                model,
+                alternates: Alternates::new(
+                    Arc::clone(&state.route),
+                    routed.order().get(1..).unwrap_or_default(),
+                ),
+                fallback: routed.fallback(),
+                reason: routed.reason(),
+            })
+        }
         Err(e) => Err(RunStartError::CapabilityRoutingFailed {
             message: e.to_string(),
             cause: Some(e),
@@ -487,11 +539,11 @@ fn route_one(
 
 fn render(
     agent: &CompiledAgent,
-    blocks: &Blocks,
+    pinned: &PinnedPlan,
     request: &RunRequest,
 ) -> Result<String, RunStartError> {
     let (template, params): (&CompiledTemplate, &[PromptParameter]) =
-        match (&agent.instructions, &blocks.prompt) {
+        match (&agent.instructions, &pinned.prompt) {
             (InstructionsSource::Inline { template, params }, _) => (template, params),
             (InstructionsSource::Block(_), Some(block)) => match &block.content {
                 BlockContent::Prompt { template, params } => (template, params),
@@ -506,23 +558,19 @@ fn render(
                 });
             }
         };
-    let mut auto = AutoVariables::new(
-        request.now.as_str(),
-        &agent.id,
-        &agent.name,
-        &agent.version_text,
-    );
-    if let Some(c) = &request.conversation {
-        auto = auto.with_conversation(&c.id, c.turn);
-    }
-    if let Some(input) = &request.input {
-        auto = auto.with_input(input.clone());
-    }
-    if agent.references_blocks() {
-        auto = auto.with_settings(blocks.settings.clone());
-    }
+    let conversation = request
+        .conversation
+        .as_ref()
+        .map(|c| serde_json::json!({"id": c.id, "turn": c.turn}));
+    let auto = PromptGlobals {
+        now: &request.now,
+        agent: &agent.agent_value,
+        conversation: conversation.as_ref(),
+        input: request.input.as_ref(),
+        settings: agent.references_blocks().then_some(&pinned.settings),
+    };
     template
-        .render_prompt(params, &request.parameters, &auto)
+        .render_prompt_with(params, &request.parameters, &auto)
         .map_err(|e| match e {
             PromptError::RenderFailure(_) => RunStartError::RenderFailure {
                 message: e.to_string(),

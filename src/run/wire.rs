@@ -138,16 +138,17 @@ impl Serialize for Alternates {
     }
 }
 
-/// One routed capability of the plan.
+/// One routed capability of the plan. The text fields are shared with the registry
+/// (`Arc<str>`), so a plan costs no copies of them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlannedRoute {
     /// The capability's kind.
-    pub kind: String,
+    pub kind: Arc<str>,
     /// Picked provider id.
-    pub provider_id: String,
+    pub provider_id: Arc<str>,
     /// Picked model name.
-    pub model: String,
+    pub model: Arc<str>,
     /// The other candidates, best first, as `[providerId, model]`.
     pub alternates: Alternates,
     /// Whether the pick is a fallback provider.
@@ -157,24 +158,28 @@ pub struct PlannedRoute {
 }
 
 /// Everything the runtime journals when a run starts.
+///
+/// What does not change from run to run of an agent version (its id, version, tools, blocks
+/// and guardrails) is shared with the registry behind `Arc`s: preparing a run copies none of
+/// it. Serializes as plain JSON (`Arc<T>` serializes as `T`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunPlan {
     /// The agent id.
-    pub agent_id: String,
+    pub agent_id: Arc<str>,
     /// The agent version that runs.
-    pub agent_version: String,
+    pub agent_version: Arc<str>,
     /// Resolved tools, in the agent's declaration order.
-    pub tools: Vec<PlannedTool>,
+    pub tools: Arc<[PlannedTool]>,
     /// Tool id → version (`toolVersions`, what a resumed turn pins).
-    pub tool_versions: BTreeMap<String, String>,
+    pub tool_versions: Arc<BTreeMap<String, String>>,
     /// Block id → version (`blockVersions`), prompt and settings blocks.
-    pub block_versions: BTreeMap<String, String>,
+    pub block_versions: Arc<BTreeMap<String, String>>,
     /// Guardrail ids that run, in the agent's order.
-    pub guardrails: Vec<String>,
+    pub guardrails: Arc<[String]>,
     /// The model settings block's values (`temperature`, `maxOutputTokens`), when referenced.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_settings: Option<Value>,
+    pub model_settings: Option<Arc<Value>>,
     /// The run's model: the first `llm-inference` capability's decision.
     pub route: PlannedRoute,
     /// Every capability's decision, in declaration order.

@@ -68,6 +68,7 @@ mod value;
 pub use analysis::{AnalysisError, Segment, VariableRef};
 pub use check::{AllowedVariables, CheckIssue, CheckIssueKind, InputPolicy};
 pub use error::{ParseError, ParseErrorKind, RenderError, RenderErrorKind};
+pub(crate) use prompt::PromptGlobals;
 pub use prompt::{AutoVariables, PromptError, PromptParameter, prompt_context};
 
 use serde_json::Value;
@@ -163,8 +164,20 @@ impl CompiledTemplate {
     /// A [`RenderError`]: an undefined variable (named by its path up to the first undefined
     /// segment), a filter's own failure, or a partial tag.
     pub fn render(&self, context: &Value) -> Result<String, RenderError> {
+        let globals = render::Globals {
+            object: context.as_object(),
+            ..render::Globals::default()
+        };
+        self.render_globals(globals)
+    }
+
+    /// Renders against a borrowed, layered global scope.
+    pub(crate) fn render_globals(
+        &self,
+        globals: render::Globals<'_>,
+    ) -> Result<String, RenderError> {
         let mut out = String::with_capacity(self.source.len());
-        let mut r = render::Renderer::new(&self.source, context);
+        let mut r = render::Renderer::new(&self.source, globals);
         r.render(&self.nodes, &mut out)?;
         Ok(out)
     }

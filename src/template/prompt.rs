@@ -2,6 +2,8 @@
 //! parameters first, then the context (defaults, supplied values, auto-variables), then a
 //! strict render with upstream's error codes and messages.
 
+use super::render::Globals;
+use super::value::Val;
 use super::{CompiledTemplate, RenderErrorKind};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -43,6 +45,11 @@ impl PromptParameter {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The parameter's default value, if it has one.
+    pub fn default_value(&self) -> Option<&Value> {
+        self.default.as_ref()
+    }
 }
 
 /// The auto-variables of one turn (§3.3); they overwrite caller values of the same name.
@@ -52,7 +59,8 @@ pub struct AutoVariables {
     agent: Value,
     conversation: Option<Value>,
     input: Option<Value>,
-    settings: Option<Map<String, Value>>,
+    /// A JSON object when present.
+    settings: Option<Value>,
 }
 
 impl AutoVariables {
@@ -92,8 +100,41 @@ impl AutoVariables {
     /// data blocks have it, then `{}` if there are no settings blocks).
     #[must_use]
     pub fn with_settings(mut self, settings: Map<String, Value>) -> AutoVariables {
-        self.settings = Some(settings);
+        self.settings = Some(Value::Object(settings));
         self
+    }
+
+    fn borrowed(&self) -> PromptGlobals<'_> {
+        PromptGlobals {
+            now: &self.now,
+            agent: &self.agent,
+            conversation: self.conversation.as_ref(),
+            input: self.input.as_ref(),
+            settings: self.settings.as_ref(),
+        }
+    }
+}
+
+/// [`AutoVariables`] borrowed from wherever they already live, so that run start renders
+/// without copying the agent, its settings or the input per run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PromptGlobals<'a> {
+    /// ISO 8601 UTC with milliseconds.
+    pub now: &'a str,
+    /// `{id, name, version}`.
+    pub agent: &'a Value,
+    /// `{id, turn}`.
+    pub conversation: Option<&'a Value>,
+    pub input: Option<&'a Value>,
+    /// Block id → values, a JSON object.
+    pub settings: Option<&'a Value>,
+}
+
+/// `today`: the first 10 characters of `now` (its date, for an ISO 8601 clock).
+fn today_of(now: &str) -> &str {
+    match now.char_indices().nth(10) {
+        Some((end, _)) => now.get(..end).unwrap_or(now),
+        None => now,
     }
 }
 
@@ -166,8 +207,10 @@ pub fn prompt_context(
     for (k, v) in supplied {
         ctx.insert(k.clone(), v.clone());
     }
-    let today: String = auto.now.chars().take(10).collect();
-    ctx.insert("today".into(), Value::String(today));
+    ctx.insert(
+        "today".into(),
+        Value::String(today_of(&auto.now).to_owned()),
+    );
     ctx.insert("now".into(), Value::String(auto.now.clone()));
     ctx.insert("agent".into(), auto.agent.clone());
     if let Some(c) = &auto.conversation {
@@ -177,7 +220,7 @@ pub fn prompt_context(
         ctx.insert("input".into(), i.clone());
     }
     if let Some(s) = &auto.settings {
-        ctx.insert("settings".into(), Value::Object(s.clone()));
+        ctx.insert("settings".into(), s.clone());
     }
     ctx
 }
@@ -218,6 +261,18 @@ impl CompiledTemplate {
         supplied: &Map<String, Value>,
         auto: &AutoVariables,
     ) -> Result<String, PromptError> {
+        self.render_prompt_with(params, supplied, &auto.borrowed())
+    }
+
+    /// [`CompiledTemplate::render_prompt`] with borrowed auto-variables: the context is looked
+    /// up through layers (auto-variables, then supplied values, then defaults) instead of
+    /// being copied into one object.
+    pub(crate) fn render_prompt_with(
+        &self,
+        params: &[PromptParameter],
+        supplied: &Map<String, Value>,
+        auto: &PromptGlobals<'_>,
+    ) -> Result<String, PromptError> {
         let missing: Vec<String> = params
             .iter()
             .filter(|p| p.required && p.default.is_none() && !supplied.contains_key(&p.name))
@@ -226,8 +281,31 @@ impl CompiledTemplate {
         if !missing.is_empty() {
             return Err(PromptError::MissingParameters(missing));
         }
-        let ctx = Value::Object(prompt_context(params, supplied, auto));
-        self.render(&ctx).map_err(|e| match e.kind() {
+        let mut named = [
+            ("today", Val::S(today_of(auto.now))),
+            ("now", Val::S(auto.now)),
+            ("agent", Val::Json(auto.agent)),
+            ("", Val::Undef),
+            ("", Val::Undef),
+            ("", Val::Undef),
+        ];
+        let mut n = 3;
+        for (name, value) in [
+            ("conversation", auto.conversation),
+            ("input", auto.input),
+            ("settings", auto.settings),
+        ] {
+            if let (Some(value), Some(slot)) = (value, named.get_mut(n)) {
+                *slot = (name, Val::Json(value));
+                n += 1;
+            }
+        }
+        let globals = Globals {
+            named: named.get(..n).unwrap_or_default(),
+            object: Some(supplied),
+            defaults: params,
+        };
+        self.render_globals(globals).map_err(|e| match e.kind() {
             RenderErrorKind::UndefinedVariable(p) => PromptError::UnresolvedVariable(p.clone()),
             _ => PromptError::RenderFailure(e.message_with_position(self.source())),
         })

@@ -6,6 +6,7 @@
 use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, LoopHead, Node, Op, Prop};
 use super::error::{RenderError, RenderErrorKind};
 use super::filters::{self, FilterError, FilterName};
+use super::prompt::PromptParameter;
 use super::value::{
     LoopInfo, Val, js_equals, js_less, js_less_eq, js_num, js_string, to_number, write_val,
 };
@@ -27,9 +28,35 @@ pub(crate) const MAX_RENDER_SIZE: usize = 4 << 20;
 /// would otherwise run for hours; real prompts take a few thousand steps.
 const MAX_RENDER_STEPS: u64 = 1_000_000;
 
+/// The render context's global scope, borrowed: named values first (a prompt's
+/// auto-variables), then a JSON object (supplied parameters), then parameter defaults. Looking
+/// up through layers spares a run from copying every value into one context object.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Globals<'a> {
+    pub named: &'a [(&'a str, Val<'a>)],
+    pub object: Option<&'a Map<String, Value>>,
+    pub defaults: &'a [PromptParameter],
+}
+
+impl<'a> Globals<'a> {
+    fn get(&self, name: &str) -> Val<'a> {
+        if let Some((_, v)) = self.named.iter().find(|(k, _)| *k == name) {
+            return v.clone();
+        }
+        if let Some(v) = self.object.and_then(|m| m.get(name)) {
+            return Val::from_json(v);
+        }
+        self.defaults
+            .iter()
+            .find(|p| p.name() == name)
+            .and_then(PromptParameter::default_value)
+            .map_or(Val::Undef, Val::from_json)
+    }
+}
+
 pub(crate) struct Renderer<'a> {
     src: &'a str,
-    env: Option<&'a Map<String, Value>>,
+    globals: Globals<'a>,
     env_over: Vec<(&'a str, Val<'a>)>,
     scopes: Vec<Vec<(&'a str, Val<'a>)>>,
     brk: bool,
@@ -40,10 +67,10 @@ pub(crate) struct Renderer<'a> {
 }
 
 impl<'a> Renderer<'a> {
-    pub(crate) fn new(src: &'a str, env: &'a Value) -> Renderer<'a> {
+    pub(crate) fn new(src: &'a str, globals: Globals<'a>) -> Renderer<'a> {
         Renderer {
             src,
-            env: env.as_object(),
+            globals,
             env_over: Vec::new(),
             scopes: vec![Vec::new()],
             brk: false,
@@ -97,11 +124,7 @@ impl<'a> Renderer<'a> {
     fn env_number(&self, name: &str) -> f64 {
         let v = match self.env_over.iter().find(|(k, _)| *k == name) {
             Some((_, v)) => v.clone(),
-            None => self
-                .env
-                .and_then(|m| m.get(name))
-                .map(Val::from_json)
-                .unwrap_or(Val::Undef),
+            None => self.globals.get(name),
         };
         match v {
             Val::Num(n) => n,
@@ -497,10 +520,7 @@ impl<'a> Renderer<'a> {
         if let Some((_, v)) = self.env_over.iter().find(|(k, _)| *k == name) {
             return v.clone();
         }
-        match self.env.and_then(|m| m.get(name)) {
-            Some(v) => Val::from_json(v),
-            None => Val::Undef,
-        }
+        self.globals.get(name)
     }
 
     fn path(&mut self, root: Option<&'a Expr>, props: &'a [Prop], pos: usize) -> RResult<Val<'a>> {
