@@ -87,7 +87,10 @@ fuzz_target!(|data: &[u8]| {
     for request in &requests {
         match run_start.prepare(request) {
             Ok(plan) => {
-                assert_eq!(&*plan.agent_id, request.agent.id, "a plan for another agent");
+                assert_eq!(
+                    &*plan.agent_id, request.agent.id,
+                    "a plan for another agent"
+                );
                 // Duplicate tool ids collapse in `toolVersions`; replay only when they don't.
                 if request.pins.is_none() && plan.tools.len() == plan.tool_versions.len() {
                     let mut resumed = request.clone();
@@ -96,7 +99,11 @@ fuzz_target!(|data: &[u8]| {
                         ..TurnPins::default()
                     });
                     let replayed = run_start.prepare(&resumed);
-                    assert_eq!(replayed.as_ref().ok(), Some(&plan), "a replayed turn differs");
+                    assert_eq!(
+                        replayed.as_ref().ok(),
+                        Some(&plan),
+                        "a replayed turn differs"
+                    );
                 }
             }
             Err(e) => {
