@@ -5,6 +5,10 @@
 #[path = "common/gen.rs"]
 mod generator;
 
+/// The allocator the `runstart` binary uses (see `src/main.rs`): measured as the CLI runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use runstart::index::canonical_text;
 use runstart::validate::{ValidateOptions, validate_index};

@@ -1,6 +1,7 @@
 //! Bytes → [`PackIndex`], collecting every problem.
 
 use super::limits::first_too_deep;
+use super::parse::{PARALLEL_MIN_BYTES, parse_document};
 use super::wire::Env;
 use super::{Indexed, Limits, PackIndex, raw_list};
 use crate::diagnostics::{Issue, Report};
@@ -151,7 +152,18 @@ pub fn load_with<'a>(bytes: &'a [u8], limits: &Limits) -> Loaded<'a> {
             };
         }
     };
-    if let Some(at) = first_too_deep(bytes, limits.max_json_depth()) {
+    // The depth scan and the parse both read the whole text: on a large file, run them side
+    // by side (a too-deep file still gets only the depth issue).
+    let (too_deep, parsed) = if text.len() >= PARALLEL_MIN_BYTES {
+        let (too_deep, parsed) = rayon::join(
+            || first_too_deep(bytes, limits.max_json_depth()),
+            || parse_document(text),
+        );
+        (too_deep, Some(parsed))
+    } else {
+        (first_too_deep(bytes, limits.max_json_depth()), None)
+    };
+    if let Some(at) = too_deep {
         let (line, column) = crate::diagnostics::pointer::line_col(text, at);
         report.push(
             Issue::error(
@@ -172,7 +184,7 @@ pub fn load_with<'a>(bytes: &'a [u8], limits: &Limits) -> Loaded<'a> {
             report,
         };
     }
-    let document: Value = match serde_json::from_str(text) {
+    let document: Value = match parsed.unwrap_or_else(|| parse_document(text)) {
         Ok(d) => d,
         Err(e) => {
             let message = strip_position(&e.to_string());

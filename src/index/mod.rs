@@ -10,6 +10,8 @@ mod canonical;
 mod limits;
 pub(crate) use canonical::utf16_cmp;
 mod load;
+mod parse;
+pub(crate) use parse::release;
 pub mod wire;
 
 pub use canonical::{canonical_text, index_hash};

@@ -135,6 +135,7 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
         report.extend(file_issues.into_issues());
         report.extend(entry_issues);
     }
+    index::release(loaded.document, loaded.index);
     report.finish()
 }
 
