@@ -1,5 +1,6 @@
 //! Run start: an agent with 20 tool refs, 2 guardrails, a settings block and 2 capabilities,
-//! routed against the shared medium routing workload; from one thread and from two at once.
+//! routed against the shared medium routing workload; one call, then batches of 1,000 calls
+//! on one thread and on each of two threads at once.
 
 mod util {
     pub fn shared(relative: &str) -> String {
@@ -95,20 +96,28 @@ fn bench_prepare(c: &mut Criterion) {
     group.bench_function("prepare/medium", |b| {
         b.iter_with_large_drop(|| rs.prepare(black_box(&request)))
     });
-    // Two threads at once on the same registry: no locks, so each call costs about the same.
-    let pool = rayon::ThreadPoolBuilder::new()
+    // Contention check: a batch of prepares (each plan dropped at once) on one thread, then the
+    // same batch on each of two threads at once. Without shared locks or counters the two-thread
+    // batch takes as long as the one-thread batch (the machine has two cores).
+    const BATCH: usize = 1_000;
+    let batch = || {
+        for _ in 0..BATCH {
+            drop(black_box(rs.prepare(black_box(&request))));
+        }
+    };
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    group.bench_function("prepare/medium_batch_1000/1_thread", |b| {
+        b.iter(|| one.install(batch))
+    });
+    let two = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
         .expect("pool");
-    group.bench_function("prepare/medium_2_threads_x2", |b| {
-        b.iter_with_large_drop(|| {
-            pool.install(|| {
-                rayon::join(
-                    || rs.prepare(black_box(&request)),
-                    || rs.prepare(black_box(&request)),
-                )
-            })
-        })
+    group.bench_function("prepare/medium_batch_1000/2_threads_each", |b| {
+        b.iter(|| two.install(|| rayon::join(batch, batch)))
     });
     group.finish();
     assert_eq!(
