@@ -42,6 +42,8 @@ fn report_is_byte_identical_for_1_2_and_8_threads() {
         }
     }
     let generated = runstart::index::canonical_text(&generated).into_bytes();
+    // Large enough that the document is parsed across threads (256 KiB and up).
+    assert!(generated.len() > 256 << 10, "{} bytes", generated.len());
     for bytes in [&broken, &generated] {
         let one = report_text(bytes, 1);
         assert!(one.len() > 1000, "the report should be substantial");

@@ -16,6 +16,7 @@ pub mod wire;
 
 pub use canonical::{canonical_text, index_hash};
 pub use limits::Limits;
+pub(crate) use load::load_for_validation;
 pub use load::{Loaded, load, load_with};
 
 use serde_json::Value;

@@ -112,7 +112,7 @@ impl<T: Send + Sync + std::fmt::Debug> PublishedTools for CatalogTools<T> {
 /// assert_eq!(report.issues()[0].code(), "envelope-version");
 /// ```
 pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
-    let loaded = index::load_with(bytes, &options.limits);
+    let loaded = index::load_for_validation(bytes, &options.limits);
     let mut report = loaded.report;
     if let (Some(text), Some(document), Some(index)) =
         (loaded.text, loaded.document.as_ref(), loaded.index.as_ref())
@@ -141,6 +141,9 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
 
 /// Every per-entry check, entries in parallel. Each group keeps its entries' order, and the
 /// report is sorted at the end, so the output does not depend on the thread count.
+///
+/// Agents, blocks and flows are read from the raw `document`; of `index`, only the typed
+/// tools, guardrails and pack version are (see [`index::load_for_validation`]).
 fn check_entries(
     document: &serde_json::Value,
     index: &index::PackIndex,
