@@ -506,3 +506,18 @@ fn a_republished_block_version_reaches_the_next_run() {
     rs.register_pack("acme", &block_only).expect("registers");
     assert_eq!(rs.prepare(&run).expect("plan").instructions, "Tone: dry.");
 }
+
+#[test]
+fn a_scalar_input_renders_as_itself() {
+    let mut doc = one_agent_pack("In: {{ input }} ({{ input | size }})");
+    doc["agents"][0]["parameters"] = json!([]);
+    let rs = RunStart::new();
+    for p in providers() {
+        rs.register_provider("acme", p).expect("provider registers");
+    }
+    rs.register_pack("acme", &pack(doc)).expect("registers");
+    let plan = rs
+        .prepare(&request(json!({"agent": {"id": "t.a"}, "input": "hello"})))
+        .expect("plan");
+    assert_eq!(plan.instructions, "In: hello (5)");
+}

@@ -34,6 +34,10 @@ impl Snapshot {
     ///    kind; runstart picks by kind). A resumed turn stays on its provider and model;
     /// 6. instructions rendered strictly with `today`/`now` from the request's clock.
     ///
+    /// Steps 3 and 4 give the same answer for every run that brings no turn pins for tools or
+    /// blocks, so registration makes that answer once and each such run shares it (the plan's
+    /// `Arc` fields); a resumed turn's pins take the full path.
+    ///
     /// # Errors
     ///
     /// The first failing step's [`RunStartError`], with upstream's code and message.

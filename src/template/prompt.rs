@@ -284,7 +284,7 @@ impl CompiledTemplate {
         let mut named = [
             ("today", Val::S(today_of(auto.now))),
             ("now", Val::S(auto.now)),
-            ("agent", Val::Json(auto.agent)),
+            ("agent", Val::from_json(auto.agent)),
             ("", Val::Undef),
             ("", Val::Undef),
             ("", Val::Undef),
@@ -296,7 +296,8 @@ impl CompiledTemplate {
             ("settings", auto.settings),
         ] {
             if let (Some(value), Some(slot)) = (value, named.get_mut(n)) {
-                *slot = (name, Val::Json(value));
+                // `input` may be any JSON value, not only an object.
+                *slot = (name, Val::from_json(value));
                 n += 1;
             }
         }
@@ -309,5 +310,67 @@ impl CompiledTemplate {
             RenderErrorKind::UndefinedVariable(p) => PromptError::UnresolvedVariable(p.clone()),
             _ => PromptError::RenderFailure(e.message_with_position(self.source())),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The layered lookup of `render_prompt` answers exactly as rendering the flat
+    /// [`prompt_context`] object does.
+    #[test]
+    fn layered_render_equals_the_flat_context() {
+        let templates = [
+            "{{ input }}|{{ input | size }}|{{ input | json }}",
+            "{% if input %}yes{% else %}no{% endif %}|{{ input | default: 'd' }}",
+            "{% if input == 'hello' %}eq{% endif %}{{ input | plus: 1 }}",
+            "{{ x }}|{{ today }}|{{ now }}|{{ agent.name }}",
+            "{% increment x %}{% increment x %}{{ x }}|{{ conversation.turn }}",
+            "{{ settings.s.tone }}|{{ y }}",
+        ];
+        let params = [
+            PromptParameter::new("x").with_default(json!("first")),
+            PromptParameter::new("x").with_required(false),
+            PromptParameter::new("x").with_default(json!("second")),
+            PromptParameter::new("y").with_default(json!(7)),
+        ];
+        let inputs = [
+            json!("hello"),
+            json!(42),
+            json!(true),
+            json!(null),
+            json!({"a": 1}),
+            json!([1, 2]),
+        ];
+        let mut supplied = Map::new();
+        supplied.insert("y".into(), Value::Null);
+        supplied.insert("today".into(), json!("not today"));
+        let mut settings = Map::new();
+        settings.insert("s".into(), json!({"tone": "warm"}));
+        let mut compared = 0;
+        for input in inputs {
+            let auto = AutoVariables::new("2026-09-17T15:30:00.000Z", "a.b", "Ann", "1.0.0")
+                .with_conversation("c", 2)
+                .with_input(input)
+                .with_settings(settings.clone());
+            let flat = Value::Object(prompt_context(&params, &supplied, &auto));
+            for source in templates {
+                let t = CompiledTemplate::parse(source).expect("parses");
+                let layered = t.render_prompt(&params, &supplied, &auto);
+                let expected = t.render(&flat).map_err(|e| e.to_string());
+                assert_eq!(
+                    layered.map_err(|e| e.to_string()).is_ok(),
+                    expected.is_ok(),
+                    "{source}"
+                );
+                if let (Ok(a), Ok(b)) = (t.render_prompt(&params, &supplied, &auto), &expected) {
+                    assert_eq!(&a, b, "{source}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared >= 30, "{compared} renders compared");
     }
 }

@@ -46,10 +46,13 @@ impl<'a> Globals<'a> {
         if let Some(v) = self.object.and_then(|m| m.get(name)) {
             return Val::from_json(v);
         }
+        // Defaults enter the context in declaration order, so of two parameters with the same
+        // name the later default wins.
         self.defaults
             .iter()
-            .find(|p| p.name() == name)
-            .and_then(PromptParameter::default_value)
+            .rev()
+            .filter(|p| p.name() == name)
+            .find_map(PromptParameter::default_value)
             .map_or(Val::Undef, Val::from_json)
     }
 }
