@@ -76,6 +76,27 @@ fn usage_errors_exit_2() {
         "x",
     ]);
     assert_eq!(out.status.code(), Some(2));
+    for (flag, value) in [
+        ("--now", "notadate"),
+        ("--now", "2026-13-45T99:00:00Z"),
+        ("--turn", "0"),
+    ] {
+        let out = runstart(&[
+            "plan",
+            "fixtures/packs/order-review/index.json",
+            "--providers",
+            "fixtures/providers.json",
+            "--agent",
+            "shop.fraud-analyst",
+            flag,
+            value,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
+    }
+}
+
+#[test]
+fn a_pack_that_cannot_be_registered_exits_1_with_every_issue() {
     let out = runstart(&[
         "plan",
         "fixtures/packs/broken/index.json",
@@ -84,9 +105,17 @@ fn usage_errors_exit_2() {
         "--agent",
         "x",
     ]);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "an index whose agents cannot be pinned is refused"
+    assert_eq!(out.status.code(), Some(1));
+    let error = &json(&out)["error"];
+    assert_eq!(error["code"], "pack-not-registered");
+    let issues = error["issues"].as_array().expect("issues");
+    assert!(
+        issues.len() > 1,
+        "every issue, not only the first: {issues:?}"
     );
+    assert!(issues.iter().all(|i| {
+        i["instancePath"]
+            .as_str()
+            .is_some_and(|p| p.starts_with('/'))
+    }));
 }
