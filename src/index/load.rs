@@ -209,7 +209,9 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
             report.push(
                 Issue::error(JSON_SYNTAX, "", format!("invalid JSON: {message}"))
                     .with_param("line", e.line())
-                    .with_param("column", e.column()),
+                    // serde_json says column 0 when the text ends right after a newline;
+                    // columns are 1-based everywhere else.
+                    .with_param("column", e.column().max(1)),
             );
             return Loaded {
                 text: Some(text),
@@ -366,6 +368,15 @@ mod tests {
             .iter()
             .map(|i| (i.code().to_owned(), i.instance_path().to_owned()))
             .collect()
+    }
+
+    #[test]
+    fn a_file_ending_after_a_newline_reports_column_1() {
+        let loaded = load(b"{\n");
+        let issue = &loaded.report.issues()[0];
+        assert_eq!(issue.code(), JSON_SYNTAX);
+        assert_eq!(issue.params().get("line"), Some(&serde_json::json!(2)));
+        assert_eq!(issue.params().get("column"), Some(&serde_json::json!(1)));
     }
 
     #[test]
