@@ -49,11 +49,41 @@ fn jsonl_answers_like_liquidjs() {
         .write_all(b"\"{{ settings[\\\"acme.w\\\"].max }}{% assign x = 1 %}{{ x }}\"\n\"{{ a | nosuch }}\"\n\"{% include 'x' %}\"\n")
         .expect("write");
     let out = child.wait_with_output().expect("finishes");
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(1), "a line failed to parse");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "{\"globals\":[[\"settings\",\"acme.w\",\"max\"]],\"parseError\":null}\n\
          {\"globals\":null,\"parseError\":\"undefined filter: nosuch, line:1, col:1\"}\n\
          {\"globals\":{\"error\":\"ENOENT: Failed to lookup \\\"x\\\" in \\\".\\\"\"},\"parseError\":null}\n"
+    );
+}
+
+#[test]
+fn jsonl_exit_status_is_the_worst_line() {
+    let run = |input: &[u8]| {
+        let mut child = runstart()
+            .args(["template", "--jsonl"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("write");
+        let out = child.wait_with_output().expect("finishes");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+        )
+    };
+    assert_eq!(run(b"\"{{ a }}\"\n\"b\"\n"), (Some(0), 2));
+    assert_eq!(run(b"\"{{ a | nosuch }}\"\n\"b\"\n"), (Some(1), 2));
+    assert_eq!(
+        run(b"42\n\"{{ a | nosuch }}\"\n\"b\"\n"),
+        (Some(2), 3),
+        "every line answered"
     );
 }

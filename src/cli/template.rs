@@ -1,6 +1,6 @@
 //! `runstart template <file>` and `runstart template --jsonl`.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS};
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE};
 use runstart::template::{AllowedVariables, CompiledTemplate, InputPolicy, Segment};
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
@@ -46,19 +46,31 @@ fn answer(template: &str) -> Value {
 
 pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     if args.jsonl {
+        // Every line is answered; the exit status says the worst that happened, as
+        // `route --jsonl` does: 1 when a template does not parse, 2 when a line is not input.
         let stdin = std::io::stdin();
+        let mut status = EXIT_CLEAN;
         for (i, line) in stdin.lock().lines().enumerate() {
             let line = line?;
             if line.trim().is_empty() {
                 continue;
             }
             let reply = match serde_json::from_str::<Value>(&line) {
-                Ok(Value::String(t)) => answer(&t),
-                _ => json!({"error": format!("line {} is not a JSON string", i + 1)}),
+                Ok(Value::String(t)) => {
+                    let reply = answer(&t);
+                    if !reply["parseError"].is_null() {
+                        status = status.max(EXIT_PROBLEMS);
+                    }
+                    reply
+                }
+                _ => {
+                    status = EXIT_USAGE;
+                    json!({"error": format!("line {} is not a JSON string", i + 1)})
+                }
             };
             writeln!(out, "{reply}")?;
         }
-        return Ok(EXIT_CLEAN);
+        return Ok(status);
     }
     let Some(path) = args.file else {
         return Err(CliError::Usage("template: give a file or --jsonl".into()));
