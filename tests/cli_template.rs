@@ -1,10 +1,27 @@
 //! `runstart template`: the human report and the `--jsonl` protocol.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 fn runstart() -> Command {
     Command::new(env!("CARGO_BIN_EXE_runstart"))
+}
+
+/// `runstart template --jsonl` fed `input` on stdin.
+fn jsonl(input: &[u8]) -> Output {
+    let mut child = runstart()
+        .args(["template", "--jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
+    child.wait_with_output().expect("finishes")
 }
 
 #[test]
@@ -36,19 +53,7 @@ fn file_report_lists_globals_and_problems() {
 
 #[test]
 fn jsonl_answers_like_liquidjs() {
-    let mut child = runstart()
-        .args(["template", "--jsonl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawns");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(b"\"{{ settings[\\\"acme.w\\\"].max }}{% assign x = 1 %}{{ x }}\"\n\"{{ a | nosuch }}\"\n\"{% include 'x' %}\"\n")
-        .expect("write");
-    let out = child.wait_with_output().expect("finishes");
+    let out = jsonl(b"\"{{ settings[\\\"acme.w\\\"].max }}{% assign x = 1 %}{{ x }}\"\n\"{{ a | nosuch }}\"\n\"{% include 'x' %}\"\n");
     assert_eq!(out.status.code(), Some(1), "a line failed to parse");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -61,19 +66,7 @@ fn jsonl_answers_like_liquidjs() {
 #[test]
 fn jsonl_exit_status_is_the_worst_line() {
     let run = |input: &[u8]| {
-        let mut child = runstart()
-            .args(["template", "--jsonl"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawns");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input)
-            .expect("write");
-        let out = child.wait_with_output().expect("finishes");
+        let out = jsonl(input);
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).lines().count(),

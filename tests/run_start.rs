@@ -43,6 +43,16 @@ fn registry() -> RunStart {
     rs
 }
 
+/// A registry holding the fixture providers and one pack for `tenant`.
+fn tenant_with(tenant: &str, pack: &PackIndex) -> RunStart {
+    let rs = RunStart::new();
+    for p in providers() {
+        rs.register_provider(tenant, p).expect("provider registers");
+    }
+    rs.register_pack(tenant, pack).expect("pack registers");
+    rs
+}
+
 fn request(v: Value) -> RunRequest {
     let mut v = v;
     let obj = v.as_object_mut().expect("object");
@@ -156,12 +166,7 @@ fn unresolved_guardrail_names_all_missing_ids() {
     let rs = registry();
     let mut p = fixture("order-review");
     p.guardrails.clear();
-    let rs2 = RunStart::new();
-    rs2.register_pack("acme", &p)
-        .expect("registers without guardrails");
-    for prov in providers() {
-        rs2.register_provider("acme", prov).expect("provider");
-    }
+    let rs2 = tenant_with("acme", &p);
     let e = err(
         &rs2,
         json!({"agent": {"id": "shop.fraud-analyst"}, "parameters": {"orderId": "1"}}),
@@ -190,13 +195,9 @@ fn missing_parameter_and_render_failure() {
     );
     // An optional parameter without a default that the template reads: undefined variable
     // (`default` does not rescue it, as in LiquidJS).
-    let rs4 = RunStart::new();
     let mut doc = one_agent_pack("{{ a }} {{ b | default: 3 }}");
     doc["agents"][0]["parameters"] = json!([{"name": "a", "type": "string"}, {"name": "b", "type": "number", "required": false}]);
-    rs4.register_pack("t", &pack(doc)).expect("registers");
-    for p in providers() {
-        rs4.register_provider("t", p).expect("provider");
-    }
+    let rs4 = tenant_with("t", &pack(doc));
     let e = rs4
         .prepare(&request(
             json!({"tenantId": "t", "agent": {"id": "t.a"}, "parameters": {"a": "x"}}),
@@ -204,12 +205,7 @@ fn missing_parameter_and_render_failure() {
         .expect_err("fails");
     assert_eq!(e.code(), "missing-parameter");
     assert_eq!(e.message(), "Template references an unresolved variable: b");
-    let rs3 = RunStart::new();
-    rs3.register_pack("t", &pack(one_agent_pack("{{ a }}{% include 'header' %}")))
-        .expect("registers");
-    for p in providers() {
-        rs3.register_provider("t", p).expect("provider");
-    }
+    let rs3 = tenant_with("t", &pack(one_agent_pack("{{ a }}{% include 'header' %}")));
     let e = rs3
         .prepare(&request(
             json!({"tenantId": "t", "agent": {"id": "t.a"}, "parameters": {"a": "hello"}}),
@@ -357,12 +353,7 @@ fn block_unresolvable_and_unresolved_tool_are_reported() {
 
 #[test]
 fn unresolved_tool_when_the_id_is_unknown_at_run_start() {
-    let rs = RunStart::new();
-    rs.register_pack("t", &pack(one_agent_pack("{{ a }}")))
-        .expect("registers");
-    for p in providers() {
-        rs.register_provider("t", p).expect("provider");
-    }
+    let rs = tenant_with("t", &pack(one_agent_pack("{{ a }}")));
     assert!(rs.remove_tool("t", "t.tool", &semver::Version::new(1, 0, 0)));
     let e = rs
         .prepare(&request(
@@ -492,12 +483,7 @@ fn a_republished_block_version_reaches_the_next_run() {
         doc["agents"][0]["parameters"] = json!([]);
         pack(doc)
     };
-    let rs = RunStart::new();
-    for p in providers() {
-        rs.register_provider("acme", p).expect("provider registers");
-    }
-    rs.register_pack("acme", &with_tone("warm"))
-        .expect("registers");
+    let rs = tenant_with("acme", &with_tone("warm"));
     let run = request(json!({"agent": {"id": "t.a"}}));
     assert_eq!(rs.prepare(&run).expect("plan").instructions, "Tone: warm.");
     // Only the block is published again (same version, new values); the agent is not.
@@ -511,11 +497,7 @@ fn a_republished_block_version_reaches_the_next_run() {
 fn a_scalar_input_renders_as_itself() {
     let mut doc = one_agent_pack("In: {{ input }} ({{ input | size }})");
     doc["agents"][0]["parameters"] = json!([]);
-    let rs = RunStart::new();
-    for p in providers() {
-        rs.register_provider("acme", p).expect("provider registers");
-    }
-    rs.register_pack("acme", &pack(doc)).expect("registers");
+    let rs = tenant_with("acme", &pack(doc));
     let plan = rs
         .prepare(&request(json!({"agent": {"id": "t.a"}, "input": "hello"})))
         .expect("plan");
