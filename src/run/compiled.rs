@@ -508,7 +508,6 @@ impl TenantState {
             id: Arc::from(agent.id.as_str()),
             version,
             version_text: Arc::from(agent.version.as_str()),
-
             agent_value: serde_json::json!({"id": agent.id, "name": agent.name, "version": agent.version}),
             tools,
             guardrails: agent.guardrails.clone().unwrap_or_default().into(),
