@@ -5,7 +5,8 @@
 //! - `range_parse/spec_table_hot`: the 15 ranges of spec §1.2's table, repeatedly (hot cache).
 //! - `range_parse/adversarial_256`: 256-byte hostile ranges (runs of spaces, operators, `||`, x's).
 //! - `max_satisfying/preparsed`: the same conformance cases with range and versions pre-parsed
-//!   (`preparsed_hot16`: the first 16 of them, repeatedly).
+//!   (`preparsed_hot16`: the first 16 of them, repeatedly); `from_strings`: range and versions
+//!   parsed in the timed loop, as npm's `maxSatisfying(strings, string)`.
 //! - `resolve/catalog_10k`: 10,000 tools × 20 versions, one pre-parsed reference per tool, a mix
 //!   of exact, caret, tilde, x, union and hyphen ranges (memory-bound: every tool is cold).
 //! - `resolve/catalog_10k_hot16`: the same catalog, 16 of those references again and again, as
@@ -140,6 +141,33 @@ fn bench_max_satisfying(c: &mut Criterion) {
             parsed
                 .iter()
                 .filter(|(range, case)| black_box(range).max_satisfying(&case.versions).is_some())
+                .count()
+        })
+    });
+    // npm's `maxSatisfying(versions, range)` called with strings: parse the range and every
+    // version, then pick (what a caller without a compiled catalog pays).
+    group.throughput(Throughput::Elements(cases.len() as u64));
+    let strings: Vec<(&str, Vec<String>)> = cases
+        .iter()
+        .map(|c| {
+            (
+                c.range.as_str(),
+                c.versions.iter().map(ToString::to_string).collect(),
+            )
+        })
+        .collect();
+    group.bench_function(BenchmarkId::from_parameter("from_strings"), |b| {
+        b.iter(|| {
+            strings
+                .iter()
+                .filter(|(range, versions)| {
+                    let Ok(range) = Range::parse(black_box(range)) else {
+                        return false;
+                    };
+                    let versions: Vec<Version> =
+                        versions.iter().filter_map(|v| parse_version(v)).collect();
+                    range.max_satisfying(&versions).is_some()
+                })
                 .count()
         })
     });

@@ -1,4 +1,4 @@
-//! `parse_analyze/conformance` and `render/conformance`: the 4,000 LiquidJS conformance
+//! `parse/conformance`, `parse_analyze/conformance` and `render/conformance`: the 4,000 LiquidJS conformance
 //! templates (`../shared/conformance/liquid/`). One iteration handles every template, so the
 //! per-template time is the reported time divided by the element count (criterion prints it
 //! as a throughput). Before timing, the median per template is measured and printed too.
@@ -76,6 +76,17 @@ fn benches(c: &mut Criterion) {
     eprintln!(
         "median per template: parse+analyze {m_parse:.2} µs (LiquidJS 128 µs), render {m_render:.2} µs (LiquidJS 85 µs)"
     );
+
+    let mut g = c.benchmark_group("parse");
+    g.throughput(Throughput::Elements(all.len() as u64));
+    g.bench_function("conformance", |b| {
+        b.iter_with_large_drop(|| {
+            all.iter()
+                .map(|t| CompiledTemplate::parse(black_box(t)).ok())
+                .collect::<Vec<_>>()
+        })
+    });
+    g.finish();
 
     let mut g = c.benchmark_group("parse_analyze");
     g.throughput(Throughput::Elements(all.len() as u64));
