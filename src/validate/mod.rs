@@ -13,6 +13,8 @@ mod guardrail;
 mod refs;
 mod templates;
 
+pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};
+
 use crate::diagnostics::{Issue, Report};
 use crate::index::{self, Limits};
 use crate::schema::SchemaCache;
@@ -75,6 +77,11 @@ impl ValidateOptions {
     pub fn with_limits(mut self, limits: Limits) -> ValidateOptions {
         self.limits = limits;
         self
+    }
+
+    /// The size limits in force (see [`ValidateOptions::with_limits`]).
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 }
 
@@ -199,7 +206,9 @@ fn check_entries(
             .map(|(i, flow)| crate::flow::check_index_flow(flow, i, &flow_ctx))
             .collect(),
     ];
-    groups.into_iter().flatten().flatten().collect()
+    let mut issues: Vec<Issue> = groups.into_iter().flatten().flatten().collect();
+    templates::cap_template_issues(&mut issues);
+    issues
 }
 
 /// The agent rules and each capability declaration of `/agents/<i>` (also for an agent whose

@@ -23,6 +23,115 @@ pub const UNUSED_PARAMETER: &str = "unused-parameter";
 /// a run that omits it fails (LiquidJS's `default` filter does not rescue an undefined name).
 pub const OPTIONAL_PARAMETER_READ: &str = "optional-parameter-read";
 
+/// Most issues of one code listed for one template; the rest are counted in one final issue
+/// of the same code ("N more issues of this kind"), as compilers do. A template of 256 KiB can
+/// name 26,000 unknown variables, and nobody reads past the first screen of them.
+pub const MAX_ISSUES_PER_TEMPLATE: usize = 100;
+/// Most template-check issues of one code listed in one report (see
+/// [`MAX_ISSUES_PER_TEMPLATE`]); the rest are counted in one final issue at `/`.
+pub const MAX_ISSUES_PER_REPORT: usize = 1_000;
+
+/// Codes of the template checks, which [`cap_template_issues`] caps per report.
+const CHECK_CODES: [&str; 5] = [
+    "template-unknown-variable",
+    "template-unknown-field",
+    "template-unknown-settings",
+    "template-input-outside-flow",
+    "template-partial",
+];
+
+/// Pushes `issues` (one template's, in source order) into `out`, keeping the first
+/// [`MAX_ISSUES_PER_TEMPLATE`] of each code and one final issue per code that says how many
+/// more there are.
+fn push_capped(issues: impl Iterator<Item = Issue>, at: &str, out: &mut Vec<Issue>) {
+    let mut counts: Vec<(&'static str, crate::diagnostics::Severity, usize)> = Vec::new();
+    for issue in issues {
+        let Some(code) = CHECK_CODES.iter().copied().find(|c| *c == issue.code()) else {
+            out.push(issue);
+            continue;
+        };
+        let slot = match counts.iter_mut().position(|(c, ..)| *c == code) {
+            Some(i) => &mut counts[i],
+            None => {
+                counts.push((code, issue.severity(), 0));
+                let last = counts.len() - 1;
+                &mut counts[last]
+            }
+        };
+        slot.2 += 1;
+        if slot.2 <= MAX_ISSUES_PER_TEMPLATE {
+            out.push(issue);
+        }
+    }
+    for (code, severity, n) in counts {
+        if n > MAX_ISSUES_PER_TEMPLATE {
+            out.push(more_issues(
+                code,
+                severity,
+                at,
+                n - MAX_ISSUES_PER_TEMPLATE,
+                "in this template",
+                MAX_ISSUES_PER_TEMPLATE,
+            ));
+        }
+    }
+}
+
+fn more_issues(
+    code: &str,
+    severity: crate::diagnostics::Severity,
+    at: &str,
+    omitted: usize,
+    scope: &str,
+    shown: usize,
+) -> Issue {
+    Issue::new(
+        severity,
+        code.to_owned(),
+        at,
+        format!(
+            "{omitted} more issues of this kind {scope} are not listed (only the first {shown} are); fix these and validate again"
+        ),
+    )
+    .with_param("omitted", omitted)
+}
+
+/// Keeps the first [`MAX_ISSUES_PER_REPORT`] template-check issues of each code in `issues`
+/// (entry order) and appends, per code over the cap, one issue at `/` counting the rest.
+/// Other issues pass through untouched.
+pub(crate) fn cap_template_issues(issues: &mut Vec<Issue>) {
+    let mut counts = [0usize; CHECK_CODES.len()];
+    let mut severities = [crate::diagnostics::Severity::Error; CHECK_CODES.len()];
+    issues.retain(|issue| {
+        let Some(k) = CHECK_CODES.iter().position(|c| *c == issue.code()) else {
+            return true;
+        };
+        // A per-template summary counts the issues it stands for.
+        let weight = issue
+            .params()
+            .get("omitted")
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(1);
+        severities[k] = issue.severity();
+        let keep = counts[k] < MAX_ISSUES_PER_REPORT;
+        counts[k] = counts[k].saturating_add(if keep { 1 } else { weight });
+        keep
+    });
+    for (k, code) in CHECK_CODES.iter().enumerate() {
+        if counts[k] > MAX_ISSUES_PER_REPORT {
+            issues.push(more_issues(
+                code,
+                severities[k],
+                "",
+                counts[k] - MAX_ISSUES_PER_REPORT,
+                "in this index",
+                MAX_ISSUES_PER_REPORT,
+            ));
+        }
+    }
+}
+
 /// Parameter names of a `parameters` list, and the required ones (no `required: false`, no
 /// `default`) with their positions.
 fn parameters(list: Option<&Value>) -> (Vec<&str>, Vec<(usize, &str)>) {
@@ -139,14 +248,14 @@ pub(crate) fn check_block_template(k: usize, block: &Value, out: &mut Vec<Issue>
     let allowed = AllowedVariables::new()
         .with_params(names)
         .with_input(InputPolicy::Allowed);
-    for issue in t.check(&allowed) {
-        if !matches!(
+    let checked = t.check(&allowed);
+    let kept = checked.iter().filter(|issue| {
+        !matches!(
             issue.kind(),
             CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
-        ) {
-            out.push(located(&issue, &at, ""));
-        }
-    }
+        )
+    });
+    push_capped(kept.map(|issue| located(issue, &at, "")), &at, out);
 }
 
 /// The instructions of the agent `/agents/<i>`: inline, they parse and read only declared
@@ -184,10 +293,12 @@ pub(crate) fn check_agent_template(
                 .with_params(names)
                 .with_settings(settings)
                 .with_input(input);
-            out.extend(
+            push_capped(
                 t.check(&allowed)
                     .iter()
                     .map(|issue| located(issue, &at, "")),
+                &at,
+                out,
             );
             let read: HashSet<&str> = t.global_reads().iter().filter_map(|r| r.root()).collect();
             for (j, name) in bare_optional {
@@ -235,7 +346,7 @@ pub(crate) fn check_agent_template(
                 .with_input(input);
             let version = block.get("version").and_then(Value::as_str).unwrap_or("");
             let prefix = format!("prompt block \"{block_id}\" {version}: ");
-            out.extend(
+            push_capped(
                 t.check(&allowed)
                     .iter()
                     .filter(|i| {
@@ -245,6 +356,8 @@ pub(crate) fn check_agent_template(
                         )
                     })
                     .map(|issue| located(issue, &at, &prefix)),
+                &at,
+                out,
             );
         }
         _ => {}
