@@ -6,6 +6,7 @@
 
 mod agent;
 mod block;
+mod confusable;
 mod determinism;
 mod entries;
 mod env;
@@ -133,6 +134,7 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
                 }
                 determinism::check_sorted(document, &mut file);
                 determinism::check_duplicates(document, &mut file);
+                confusable::check_confusable_ids(document, &mut file);
                 env::check_env(document, &mut file);
                 entries::check_module_paths(document, &mut file);
                 file
