@@ -201,8 +201,8 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 ///
 /// # Complexity
 ///
-/// Building is O(n); each lookup is O(log lines + 4 KiB): columns count chars from a
-/// checkpoint kept every 4 KiB, so thousands of issues on one long line (a minified index,
+/// Building is O(n); each lookup is O(log lines + 256 bytes): columns count chars from a
+/// checkpoint kept every 256 bytes, so thousands of issues on one long line (a minified index,
 /// a template without newlines) stay linear overall.
 #[derive(Debug)]
 pub struct LineIndex<'a> {
@@ -213,7 +213,7 @@ pub struct LineIndex<'a> {
 }
 
 /// Bytes between char-count checkpoints.
-const CHECKPOINT: usize = 4096;
+const CHECKPOINT: usize = 256;
 
 /// Whether `b` starts a UTF-8 sequence (is not a continuation byte).
 fn starts_char(b: u8) -> bool {

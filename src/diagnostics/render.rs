@@ -46,24 +46,20 @@ const POSITIONLESS: &[&str] = &["index-too-large"];
 fn explicit_position(issue: &Issue) -> Option<(usize, usize)> {
     let line = issue.params().get("line")?.as_u64()?;
     let column = issue.params().get("column")?.as_u64()?;
-    Some((
-        usize::try_from(line).ok()?,
-        usize::try_from(column).ok()?,
-    ))
+    Some((usize::try_from(line).ok()?, usize::try_from(column).ok()?))
 }
 
 fn line(out: &mut String, file: &str, spans: Option<&(SpanMap, LineIndex<'_>)>, issue: &Issue) {
     out.push_str(&sanitize(file));
-    let position = explicit_position(issue)
-        .or_else(|| {
-            if POSITIONLESS.contains(&issue.code()) {
-                return None;
-            }
-            let (spans, lines) = spans?;
-            spans
-                .offset(issue.instance_path())
-                .map(|o| lines.line_col(o))
-        });
+    let position = explicit_position(issue).or_else(|| {
+        if POSITIONLESS.contains(&issue.code()) {
+            return None;
+        }
+        let (spans, lines) = spans?;
+        spans
+            .offset(issue.instance_path())
+            .map(|o| lines.line_col(o))
+    });
     if let Some((l, c)) = position {
         let _ = write!(out, ":{l}:{c}");
     }

@@ -92,7 +92,11 @@ mod tests {
             found[0].1,
             "agent id \"supp\\u{43e}rt.lookup\" looks like tool id \"support.lookup\" (/tools/0) but differs in look-alike characters; rename one so they read differently"
         );
-        assert!(found[2].1.contains("support\\u{200b}.lookup"), "{}", found[2].1);
+        assert!(
+            found[2].1.contains("support\\u{200b}.lookup"),
+            "{}",
+            found[2].1
+        );
     }
 
     #[test]

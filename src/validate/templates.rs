@@ -6,7 +6,7 @@ use super::refs::PackRefs;
 use crate::diagnostics::Issue;
 use crate::index::raw_list;
 use crate::template::{
-    AllowedVariables, CheckIssueKind, CompiledTemplate, InputPolicy, ParseErrorKind,
+    AllowedVariables, CheckIssue, CheckIssueKind, CompiledTemplate, InputPolicy, ParseErrorKind,
 };
 use serde_json::Value;
 use std::collections::HashSet;
@@ -40,27 +40,37 @@ const CHECK_CODES: [&str; 5] = [
     "template-partial",
 ];
 
-/// Pushes `issues` (one template's, in source order) into `out`, keeping the first
+/// Pushes the issues of one template (`checked`, in source order, each made into an index
+/// issue by `locate` only when listed) into `out`, keeping the first
 /// [`MAX_ISSUES_PER_TEMPLATE`] of each code and one final issue per code that says how many
 /// more there are.
-fn push_capped(issues: impl Iterator<Item = Issue>, at: &str, out: &mut Vec<Issue>) {
+fn push_capped<'c>(
+    checked: impl Iterator<Item = &'c CheckIssue>,
+    locate: impl Fn(&CheckIssue) -> Issue,
+    at: &str,
+    out: &mut Vec<Issue>,
+) {
     let mut counts: Vec<(&'static str, crate::diagnostics::Severity, usize)> = Vec::new();
-    for issue in issues {
-        let Some(code) = CHECK_CODES.iter().copied().find(|c| *c == issue.code()) else {
-            out.push(issue);
-            continue;
-        };
-        let slot = match counts.iter_mut().position(|(c, ..)| *c == code) {
-            Some(i) => &mut counts[i],
+    for issue in checked {
+        let code = issue.code();
+        let slot = match counts.iter().position(|(c, ..)| *c == code) {
+            Some(i) => i,
             None => {
-                counts.push((code, issue.severity(), 0));
-                let last = counts.len() - 1;
-                &mut counts[last]
+                let severity = if issue.kind().is_warning() {
+                    crate::diagnostics::Severity::Warning
+                } else {
+                    crate::diagnostics::Severity::Error
+                };
+                counts.push((code, severity, 0));
+                counts.len() - 1
             }
         };
-        slot.2 += 1;
-        if slot.2 <= MAX_ISSUES_PER_TEMPLATE {
-            out.push(issue);
+        let Some((_, _, n)) = counts.get_mut(slot) else {
+            continue;
+        };
+        *n += 1;
+        if *n <= MAX_ISSUES_PER_TEMPLATE {
+            out.push(locate(issue));
         }
     }
     for (code, severity, n) in counts {
@@ -97,34 +107,51 @@ fn more_issues(
 }
 
 /// Keeps the first [`MAX_ISSUES_PER_REPORT`] template-check issues of each code in `issues`
-/// (entry order) and appends, per code over the cap, one issue at `/` counting the rest.
-/// Other issues pass through untouched.
+/// (entry order), with the per-template "more issues" summaries of the templates whose
+/// issues are listed, and appends, per code over the cap, one issue at `/` counting the issues
+/// neither listed nor counted by a kept summary. Other issues pass through untouched.
 pub(crate) fn cap_template_issues(issues: &mut Vec<Issue>) {
-    let mut counts = [0usize; CHECK_CODES.len()];
-    let mut severities = [crate::diagnostics::Severity::Error; CHECK_CODES.len()];
+    const N: usize = CHECK_CODES.len();
+    let (mut listed, mut total, mut covered) = ([0usize; N], [0usize; N], [0usize; N]);
+    let mut last_listed = [false; N];
+    let mut severities = [crate::diagnostics::Severity::Error; N];
     issues.retain(|issue| {
         let Some(k) = CHECK_CODES.iter().position(|c| *c == issue.code()) else {
             return true;
         };
-        // A per-template summary counts the issues it stands for.
-        let weight = issue
+        severities[k] = issue.severity();
+        // A per-template summary stands for the issues it counts.
+        let summarized = issue
             .params()
             .get("omitted")
             .and_then(Value::as_u64)
-            .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(1);
-        severities[k] = issue.severity();
-        let keep = counts[k] < MAX_ISSUES_PER_REPORT;
-        counts[k] = counts[k].saturating_add(if keep { 1 } else { weight });
-        keep
+            .and_then(|n| usize::try_from(n).ok());
+        match summarized {
+            Some(n) => {
+                total[k] = total[k].saturating_add(n);
+                if last_listed[k] {
+                    covered[k] = covered[k].saturating_add(n);
+                }
+                last_listed[k]
+            }
+            None => {
+                total[k] += 1;
+                last_listed[k] = listed[k] < MAX_ISSUES_PER_REPORT;
+                if last_listed[k] {
+                    listed[k] += 1;
+                }
+                last_listed[k]
+            }
+        }
     });
     for (k, code) in CHECK_CODES.iter().enumerate() {
-        if counts[k] > MAX_ISSUES_PER_REPORT {
+        let omitted = total[k] - listed[k] - covered[k];
+        if omitted > 0 {
             issues.push(more_issues(
                 code,
                 severities[k],
                 "",
-                counts[k] - MAX_ISSUES_PER_REPORT,
+                omitted,
                 "in this index",
                 MAX_ISSUES_PER_REPORT,
             ));
@@ -255,7 +282,7 @@ pub(crate) fn check_block_template(k: usize, block: &Value, out: &mut Vec<Issue>
             CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
         )
     });
-    push_capped(kept.map(|issue| located(issue, &at, "")), &at, out);
+    push_capped(kept, |issue| located(issue, &at, ""), &at, out);
 }
 
 /// The instructions of the agent `/agents/<i>`: inline, they parse and read only declared
@@ -294,9 +321,8 @@ pub(crate) fn check_agent_template(
                 .with_settings(settings)
                 .with_input(input);
             push_capped(
-                t.check(&allowed)
-                    .iter()
-                    .map(|issue| located(issue, &at, "")),
+                t.check(&allowed).iter(),
+                |issue| located(issue, &at, ""),
                 &at,
                 out,
             );
@@ -347,15 +373,13 @@ pub(crate) fn check_agent_template(
             let version = block.get("version").and_then(Value::as_str).unwrap_or("");
             let prefix = format!("prompt block \"{block_id}\" {version}: ");
             push_capped(
-                t.check(&allowed)
-                    .iter()
-                    .filter(|i| {
-                        matches!(
-                            i.kind(),
-                            CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
-                        )
-                    })
-                    .map(|issue| located(issue, &at, &prefix)),
+                t.check(&allowed).iter().filter(|i| {
+                    matches!(
+                        i.kind(),
+                        CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
+                    )
+                }),
+                |issue| located(issue, &at, &prefix),
                 &at,
                 out,
             );
