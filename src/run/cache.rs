@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// Most cached registrations. Past it, entries no tenant uses any more are dropped first,
 /// then all of them: the cache only saves work, it never changes an answer.
-const MAX_ENTRIES: usize = 256;
+const MAX_ENTRIES: usize = 64;
 
 /// SHA-256 of everything registration reads from a pack.
 pub(crate) type PackDigest = [u8; 32];
