@@ -126,5 +126,86 @@ fn bench_prepare(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench_prepare);
+fn fixture(relative: &str) -> String {
+    let path = format!("{}/fixtures/{relative}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+}
+
+/// The support-desk pack, its ids (all `support.…`) renamed to `p{i}.…` when `i` is given.
+fn support_desk(i: Option<usize>) -> runstart::index::PackIndex {
+    let text = fixture("packs/support-desk/index.json");
+    let text = match i {
+        Some(i) => text.replace("\"support.", &format!("\"p{i}.")),
+        None => text,
+    };
+    load(text.as_bytes()).index.expect("support desk loads")
+}
+
+fn fixture_providers() -> Vec<ProviderMetadata> {
+    serde_json::from_str(&fixture("providers.json")).expect("providers parse")
+}
+
+/// Resident memory of this process in bytes (Linux), for the notes printed beside a bench.
+fn rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Registration as the registry grows: re-registering the support-desk pack (a full compile:
+/// the tenant's state has changed since, so nothing is cached) for one tenant of a registry
+/// of 10 … 100,000 tenants that each hold that pack and the 4 fixture providers; then, in one
+/// tenant of 1, 100 and 1,000 distinct packs, re-registering one pack and retiring one tool.
+fn bench_register(c: &mut Criterion) {
+    let pack = support_desk(None);
+    let providers = fixture_providers();
+    let mut group = c.benchmark_group("run_start/register");
+    let rs = RunStart::new();
+    let mut tenants = 0;
+    for n in [10usize, 1_000, 10_000, 100_000] {
+        let before = rss_bytes();
+        while tenants < n {
+            let tenant = format!("tenant-{tenants}");
+            for p in &providers {
+                rs.register_provider(&tenant, p.clone())
+                    .expect("provider registers");
+            }
+            rs.register_pack(&tenant, &pack).expect("pack registers");
+            tenants += 1;
+        }
+        if let (Some(a), Some(b)) = (before, rss_bytes()) {
+            eprintln!(
+                "run_start/register: {n} tenants, RSS {} MB (+{} MB)",
+                b >> 20,
+                b.saturating_sub(a) >> 20
+            );
+        }
+        group.bench_function(format!("pack/{n}_tenants"), |b| {
+            b.iter(|| rs.register_pack(black_box("tenant-0"), black_box(&pack)))
+        });
+    }
+    drop(rs);
+    let tenant = "one-tenant";
+    let rs = RunStart::new();
+    let mut packs = 0;
+    let tool = semver::Version::new(1, 0, 0);
+    for n in [1usize, 100, 1_000] {
+        while packs < n {
+            rs.register_pack(tenant, &support_desk(Some(packs)))
+                .expect("pack registers");
+            packs += 1;
+        }
+        let first = support_desk(Some(0));
+        group.bench_function(format!("pack/in_tenant_of_{n}_packs"), |b| {
+            b.iter(|| rs.register_pack(black_box(tenant), black_box(&first)))
+        });
+        group.bench_function(format!("retire_tool/in_tenant_of_{n}_packs"), |b| {
+            b.iter(|| rs.retire_tool(black_box(tenant), black_box("p0.sla.check"), &tool))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_prepare, bench_register);
 criterion_main!(benches);

@@ -439,6 +439,171 @@ fn eight_threads_prepare_while_packs_and_providers_register() {
     assert_eq!(&*last.agent_version, "1.59.0");
 }
 
+/// Round `n`'s pack for `tenant`: tool `t.tool` 1.n.0 and agent `t.a` 1.n.0 pinned to it,
+/// whose instructions name the tenant (so a plan from another tenant's pack shows).
+fn tenant_round_pack(tenant: &str, n: u64) -> PackIndex {
+    let mut doc = one_agent_pack(&format!("{{{{ a }}}} @{tenant} #{{{{ agent.version }}}}"));
+    doc["tools"][0]["version"] = json!(format!("1.{n}.0"));
+    doc["agents"][0]["version"] = json!(format!("1.{n}.0"));
+    doc["agents"][0]["tools"][0]["version"] = json!(format!("~1.{n}.0"));
+    pack(doc)
+}
+
+/// Checks one answer of `snapshot` for `tenant`: a plan is the agent version's own (its
+/// pinned tool, the tenant's instructions) and the snapshot gives it again; a refusal is
+/// one the writers' steps can explain.
+fn check_answer(snapshot: &runstart::run::Snapshot, tenant: &str, version: Option<u64>) -> bool {
+    let mut agent = json!({"id": "t.a"});
+    if let Some(v) = version {
+        agent["version"] = json!(format!("1.{v}.0"));
+    }
+    let req = request(json!({"tenantId": tenant, "agent": agent, "parameters": {"a": "x"}}));
+    match snapshot.prepare(&req) {
+        Ok(plan) => {
+            let minor = plan
+                .agent_version
+                .split('.')
+                .nth(1)
+                .expect("minor")
+                .to_owned();
+            if let Some(v) = version {
+                assert_eq!(minor, v.to_string());
+            }
+            assert_eq!(plan.tool_versions["t.tool"], format!("1.{minor}.0"));
+            assert_eq!(
+                plan.instructions,
+                format!("x @{tenant} #{}", plan.agent_version)
+            );
+            assert_eq!(
+                snapshot.prepare(&req).expect("the same snapshot again"),
+                plan
+            );
+            true
+        }
+        Err(e) => {
+            // Not registered yet, or (for an older version asked by number) its tool version
+            // removed; the highest version's tool is never removed.
+            let allowed: &[&str] = match version {
+                None => &["agent-not-found"],
+                Some(_) => &["agent-not-found", "tool-version-unresolvable"],
+            };
+            assert!(allowed.contains(&e.code()), "{tenant} {version:?}: {e:?}");
+            // The same snapshot refuses the same way.
+            assert_eq!(snapshot.prepare(&req).expect_err("again").code(), e.code());
+            false
+        }
+    }
+}
+
+#[test]
+fn several_tenants_written_at_once_never_show_half_a_write() {
+    const WRITERS: usize = 3;
+    const TENANTS_EACH: usize = 3;
+    const ROUNDS: u64 = 24;
+    let rs = Arc::new(RunStart::new());
+    let done = Arc::new(AtomicBool::new(false));
+    let tenant = |w: usize, k: usize| format!("w{w}-t{k}");
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let rs = Arc::clone(&rs);
+            std::thread::spawn(move || {
+                for k in 0..TENANTS_EACH {
+                    for p in providers() {
+                        rs.register_provider(&tenant(w, k), p).expect("provider");
+                    }
+                }
+                for n in 0..ROUNDS {
+                    for k in 0..TENANTS_EACH {
+                        let t = tenant(w, k);
+                        rs.register_pack(&t, &tenant_round_pack(&t, n))
+                            .expect("registers");
+                        // Retired: ranges skip it, the agent's pin still reaches it.
+                        if n % 3 == 0 {
+                            let v = semver::Version::new(1, n, 0);
+                            assert!(rs.retire_tool(&t, "t.tool", &v));
+                        }
+                        // Removed: agent 1.(n-2).0 can no longer run.
+                        if n >= 2 {
+                            let v = semver::Version::new(1, n - 2, 0);
+                            assert!(rs.remove_tool(&t, "t.tool", &v));
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    let readers: Vec<_> = (0..4)
+        .map(|r| {
+            let (rs, done) = (Arc::clone(&rs), Arc::clone(&done));
+            std::thread::spawn(move || {
+                let mut plans = 0usize;
+                let mut i: usize = r;
+                while !done.load(Ordering::SeqCst) || plans == 0 {
+                    i = i.wrapping_mul(31).wrapping_add(7);
+                    let snapshot = rs.snapshot();
+                    let t = tenant(i % WRITERS, (i / WRITERS) % TENANTS_EACH);
+                    let version = (i % 2 == 0).then_some((i as u64 / 6) % ROUNDS);
+                    plans += usize::from(check_answer(&snapshot, &t, version));
+                }
+                plans
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().expect("writer");
+    }
+    done.store(true, Ordering::SeqCst);
+    for r in readers {
+        assert!(r.join().expect("reader") > 0);
+    }
+    // At the end every tenant runs its last round, and the removed versions are refused.
+    let snapshot = rs.snapshot();
+    for w in 0..WRITERS {
+        for k in 0..TENANTS_EACH {
+            let t = tenant(w, k);
+            assert!(check_answer(&snapshot, &t, None));
+            assert!(check_answer(&snapshot, &t, Some(ROUNDS - 1)));
+            assert!(!check_answer(&snapshot, &t, Some(ROUNDS - 3)));
+        }
+    }
+}
+
+/// The same pack registered for many tenants is compiled once: every tenant runs it, and a
+/// later write for one tenant changes only that tenant.
+#[test]
+fn a_pack_shared_by_many_tenants_stays_per_tenant_under_writes() {
+    let rs = RunStart::new();
+    let shared = pack(one_agent_pack("{{ a }} #{{ agent.version }}"));
+    for k in 0..50 {
+        let t = format!("s{k}");
+        for p in providers() {
+            rs.register_provider(&t, p).expect("provider");
+        }
+        rs.register_pack(&t, &shared).expect("registers");
+    }
+    let newer = {
+        let mut doc = one_agent_pack("{{ a }} newer");
+        doc["tools"][0]["version"] = json!("1.1.0");
+        doc["agents"][0]["version"] = json!("1.1.0");
+        pack(doc)
+    };
+    rs.register_pack("s7", &newer).expect("registers");
+    assert!(rs.remove_tool("s3", "t.tool", &semver::Version::new(1, 0, 0)));
+    for k in 0..50 {
+        let req = request(
+            json!({"tenantId": format!("s{k}"), "agent": {"id": "t.a"}, "parameters": {"a": "x"}}),
+        );
+        match k {
+            7 => assert_eq!(rs.prepare(&req).expect("plan").instructions, "x newer"),
+            3 => assert_eq!(
+                rs.prepare(&req).expect_err("its tool is gone").code(),
+                "tool-version-unresolvable"
+            ),
+            _ => assert_eq!(rs.prepare(&req).expect("plan").instructions, "x #1.0.0"),
+        }
+    }
+}
+
 /// Parameters every fixture agent's template is satisfied with.
 fn all_parameters() -> Value {
     json!({

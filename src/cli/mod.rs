@@ -121,12 +121,33 @@ pub fn write_json<T: serde::Serialize + ?Sized>(
     Ok(())
 }
 
+/// Reads at most `cap + 1` bytes of `path`: enough for the loader to see that a file is over
+/// the cap (`index-too-large`) without reading the rest, so `/dev/zero` or an endless pipe
+/// costs `cap` bytes of memory, not all of it.
+///
+/// # Errors
+///
+/// Opening or reading the file.
+pub fn read_capped(path: &std::path::Path, cap: usize) -> io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path)?;
+    // A regular file says its size: allocate once (never more than the cap allows).
+    let hint = file
+        .metadata()
+        .map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX))
+        .min(cap.saturating_add(1));
+    let mut bytes = Vec::with_capacity(hint);
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Reads and loads a pack index for the commands that use its entries (`resolve`, `plan`).
 ///
 /// A file that cannot be read, or whose envelope is unusable, is a usage error (exit 2) naming
 /// the first problem; `runstart validate` reports everything.
 pub fn load_index_file(path: &std::path::Path) -> Result<runstart::index::PackIndex, CliError> {
-    let bytes = std::fs::read(path)
+    let bytes = read_capped(path, runstart::index::Limits::default().max_index_bytes())
         .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
     let loaded = runstart::index::load(&bytes);
     loaded.index.ok_or_else(|| {

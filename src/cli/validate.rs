@@ -69,10 +69,11 @@ fn validate_files(args: &Args) -> Vec<FileResult> {
         .par_iter()
         .map(|path| {
             let name = path.display().to_string();
-            let result = std::fs::read(path).map(|bytes| {
-                let report = validate_index(&bytes, &options);
-                (bytes, report)
-            });
+            let result =
+                super::read_capped(path, options.limits().max_index_bytes()).map(|bytes| {
+                    let report = validate_index(&bytes, &options);
+                    (bytes, report)
+                });
             progress.inc(1);
             (name, result)
         })

@@ -91,43 +91,89 @@ fn index_value(token: &str) -> Option<u128> {
     token.parse().ok()
 }
 
-/// Where each value of a JSON text starts, by JSON Pointer.
+/// Where the values named by a set of JSON Pointers start in a JSON text.
 ///
-/// Built once per document from its bytes, only when issues need line and column.
+/// Only the pointers asked for are resolved: a renderer asks for the pointers its issues
+/// name, so a file with a million values and three issues records three offsets. The
+/// pointers form a trie; the scan follows it and skips every subtree no pointer enters
+/// without decoding or copying anything, so neither deep nesting nor long keys cost more
+/// than reading them once.
 ///
 /// # Complexity
 ///
-/// One pass over the text: O(n) time, O(v) space for v values. The walk is iterative, so deep
-/// nesting cannot overflow the stack.
-#[derive(Debug, Default)]
+/// O(n + p) time and O(d + p) extra space for a text of n bytes nested d deep and pointers
+/// of total length p. The walk is iterative, so deep nesting cannot overflow the stack.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::diagnostics::pointer::SpanMap;
+/// let text = r#"{"a": [1, {"b": true}]}"#;
+/// let map = SpanMap::resolve(text, ["/a/1/b", "/a/7"]);
+/// assert_eq!(map.offset("/a/1/b"), Some(16));
+/// assert_eq!(map.offset("/a/7"), Some(6)); // the deepest ancestor that exists
+/// ```
+#[derive(Debug)]
 pub struct SpanMap {
-    starts: HashMap<String, usize>,
+    nodes: Vec<TrieNode>,
+}
+
+/// One reference token position in the trie of requested pointers.
+#[derive(Debug, Default)]
+struct TrieNode {
+    children: HashMap<String, usize>,
+    /// Where the value at this pointer starts, once seen (the last one for duplicate keys).
+    offset: Option<usize>,
 }
 
 impl SpanMap {
     /// Scans `text` (expected to be JSON; on malformed text the map holds what was seen up to
-    /// the first problem).
-    pub fn build(text: &str) -> SpanMap {
-        let mut map = SpanMap::default();
-        Scanner {
+    /// the first problem) for the values at `pointers`.
+    pub fn resolve<'p>(text: &str, pointers: impl IntoIterator<Item = &'p str>) -> SpanMap {
+        let mut map = SpanMap {
+            nodes: vec![TrieNode::default()],
+        };
+        for pointer in pointers {
+            let mut node = 0;
+            for token in tokens(pointer) {
+                let next = map.nodes.len();
+                let child = *map.nodes[node].children.entry(token).or_insert(next);
+                if child == next {
+                    map.nodes.push(TrieNode::default());
+                }
+                node = child;
+            }
+        }
+        let mut scanner = Scanner {
             bytes: text.as_bytes(),
             pos: 0,
+        };
+        if map.nodes[0].children.is_empty() {
+            // Only the whole document is asked for: where it starts is all there is to find.
+            scanner.skip_ws();
+            map.nodes[0].offset = (scanner.pos < text.len()).then_some(scanner.pos);
+        } else {
+            scanner.run(&mut map.nodes);
         }
-        .run(&mut map.starts);
         map
     }
 
     /// Byte offset where the value at `pointer` starts; for a pointer into something that does
-    /// not exist, the start of its deepest existing ancestor.
+    /// not exist (or was not asked for), the start of its deepest existing ancestor.
     pub fn offset(&self, pointer: &str) -> Option<usize> {
-        let mut p = pointer;
-        loop {
-            if let Some(&o) = self.starts.get(p) {
-                return Some(o);
+        let mut node = 0;
+        let mut best = self.nodes[0].offset;
+        for token in tokens(pointer) {
+            let Some(&child) = self.nodes[node].children.get(&token) else {
+                break;
+            };
+            node = child;
+            match self.nodes[node].offset {
+                Some(o) => best = Some(o),
+                None => break,
             }
-            let cut = p.rfind('/')?;
-            p = &p[..cut];
         }
+        best
     }
 }
 
@@ -155,12 +201,23 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 ///
 /// # Complexity
 ///
-/// Building is O(n); each lookup is O(log lines) plus the length of the line prefix, so
-/// rendering thousands of issues in a large file stays linear overall.
+/// Building is O(n); each lookup is O(log lines + 256 bytes): columns count chars from a
+/// checkpoint kept every 256 bytes, so thousands of issues on one long line (a minified index,
+/// a template without newlines) stay linear overall.
 #[derive(Debug)]
 pub struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// Chars that start before byte `k * CHECKPOINT`, for each k.
+    chars_at: Vec<usize>,
+}
+
+/// Bytes between char-count checkpoints.
+const CHECKPOINT: usize = 256;
+
+/// Whether `b` starts a UTF-8 sequence (is not a continuation byte).
+fn starts_char(b: u8) -> bool {
+    b & 0xC0 != 0x80
 }
 
 impl<'a> LineIndex<'a> {
@@ -173,7 +230,31 @@ impl<'a> LineIndex<'a> {
                 .filter(|&(_, b)| b == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        LineIndex { text, starts }
+        let mut chars_at = Vec::with_capacity(text.len() / CHECKPOINT + 1);
+        let mut count = 0;
+        for chunk in text.as_bytes().chunks(CHECKPOINT) {
+            chars_at.push(count);
+            count += chunk.iter().filter(|&&b| starts_char(b)).count();
+        }
+        chars_at.push(count);
+        LineIndex {
+            text,
+            starts,
+            chars_at,
+        }
+    }
+
+    /// Chars that start before byte `offset` (at most the text's length).
+    fn chars_before(&self, offset: usize) -> usize {
+        let block = offset / CHECKPOINT;
+        let from = block * CHECKPOINT;
+        let counted = self.chars_at.get(block).copied().unwrap_or(0);
+        counted
+            + self
+                .text
+                .as_bytes()
+                .get(from..offset)
+                .map_or(0, |b| b.iter().filter(|&&b| starts_char(b)).count())
     }
 
     /// 1-based line and column (in chars) of byte `offset`, as [`line_col`] computes it.
@@ -188,20 +269,17 @@ impl<'a> LineIndex<'a> {
             .get(line.saturating_sub(1))
             .copied()
             .unwrap_or(0);
-        let col = self
-            .text
-            .get(start..offset)
-            .map_or(0, |p| p.chars().count())
-            + 1;
+        let col = self.chars_before(offset) - self.chars_before(start) + 1;
         (line, col)
     }
 }
 
+/// An open container during the scan, with the trie node of its pointer when a requested
+/// pointer runs through it.
 enum Frame {
-    /// Inside an object; the pointer of the object itself.
-    Object(String),
-    /// Inside an array; the pointer and the next index.
-    Array(String, usize),
+    Object(Option<usize>),
+    /// The next element's index.
+    Array(Option<usize>, usize),
 }
 
 struct Scanner<'a> {
@@ -224,23 +302,19 @@ impl Scanner<'_> {
         self.bytes.get(self.pos).copied()
     }
 
-    /// Reads a string starting at the opening quote; returns its decoded text.
-    fn string(&mut self) -> Option<String> {
-        let start = self.pos + 1;
-        let mut i = start;
-        let mut escaped = false;
+    /// Skips a string starting at its opening quote; returns its raw bytes, quotes included.
+    fn skip_string(&mut self) -> Option<&[u8]> {
+        let start = self.pos;
+        let mut i = start + 1;
         while let Some(&b) = self.bytes.get(i) {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                let raw = self.bytes.get(self.pos..=i)?;
-                self.pos = i + 1;
-                let raw = std::str::from_utf8(raw).ok()?;
-                return serde_json::from_str::<String>(raw).ok();
+            match b {
+                b'\\' => i += 2,
+                b'"' => {
+                    self.pos = i + 1;
+                    return self.bytes.get(start..=i);
+                }
+                _ => i += 1,
             }
-            i += 1;
         }
         None
     }
@@ -255,20 +329,32 @@ impl Scanner<'_> {
         }
     }
 
-    fn run(&mut self, starts: &mut HashMap<String, usize>) {
+    /// The trie child of `parent` for `token`, if a requested pointer goes there.
+    fn child(nodes: &[TrieNode], parent: Option<usize>, token: &str) -> Option<usize> {
+        nodes.get(parent?)?.children.get(token).copied()
+    }
+
+    fn run(&mut self, nodes: &mut [TrieNode]) {
         let mut stack: Vec<Frame> = Vec::new();
-        // The pointer of the value about to be read.
-        let mut next = Some(String::new());
+        let mut index_text = String::new();
+        // The trie node of the value about to be read (`Some(None)`: a value no requested
+        // pointer reaches); `None` between values.
+        let mut next: Option<Option<usize>> = Some(Some(0));
         loop {
             self.skip_ws();
-            if let Some(pointer) = next.take() {
+            if let Some(node) = next.take() {
                 let Some(b) = self.peek() else { return };
-                starts.insert(pointer.clone(), self.pos);
+                if let Some(n) = node.and_then(|n| nodes.get_mut(n)) {
+                    n.offset = Some(self.pos);
+                }
+                // A subtree with no requested pointer below is still walked (to find where it
+                // ends) but never looked up.
+                let node = node.filter(|&n| nodes.get(n).is_some_and(|t| !t.children.is_empty()));
                 match b {
                     b'{' => {
                         self.pos += 1;
-                        stack.push(Frame::Object(pointer));
-                        if !self.object_key(&mut stack, &mut next) {
+                        stack.push(Frame::Object(node));
+                        if !self.object_key(nodes, &mut stack, &mut next) {
                             return;
                         }
                         continue;
@@ -279,15 +365,13 @@ impl Scanner<'_> {
                         if self.peek() == Some(b']') {
                             self.pos += 1;
                         } else {
-                            let mut child = pointer.clone();
-                            push_index(&mut child, 0);
-                            stack.push(Frame::Array(pointer, 1));
-                            next = Some(child);
+                            next = Some(Self::child(nodes, node, "0"));
+                            stack.push(Frame::Array(node, 1));
                             continue;
                         }
                     }
                     b'"' => {
-                        if self.string().is_none() {
+                        if self.skip_string().is_none() {
                             return;
                         }
                     }
@@ -300,16 +384,20 @@ impl Scanner<'_> {
                 return;
             };
             match (self.peek(), frame) {
-                (Some(b','), Frame::Array(p, n)) => {
+                (Some(b','), Frame::Array(node, n)) => {
                     self.pos += 1;
-                    let mut child = p.clone();
-                    push_index(&mut child, *n);
+                    next = Some(if node.is_some() {
+                        index_text.clear();
+                        push_index(&mut index_text, *n);
+                        Self::child(nodes, *node, &index_text[1..])
+                    } else {
+                        None
+                    });
                     *n += 1;
-                    next = Some(child);
                 }
                 (Some(b','), Frame::Object(_)) => {
                     self.pos += 1;
-                    if !self.object_key(&mut stack, &mut next) {
+                    if !self.object_key(nodes, &mut stack, &mut next) {
                         return;
                     }
                 }
@@ -322,8 +410,14 @@ impl Scanner<'_> {
         }
     }
 
-    /// After `{` or `,` in an object: reads `"key":` and sets `next`, or consumes `}`.
-    fn object_key(&mut self, stack: &mut Vec<Frame>, next: &mut Option<String>) -> bool {
+    /// After `{` or `,` in an object: reads `"key":` and sets `next`, or consumes `}`. The key
+    /// is decoded only when a requested pointer runs through the object.
+    fn object_key(
+        &mut self,
+        nodes: &[TrieNode],
+        stack: &mut Vec<Frame>,
+        next: &mut Option<Option<usize>>,
+    ) -> bool {
         self.skip_ws();
         match self.peek() {
             Some(b'}') => {
@@ -332,19 +426,30 @@ impl Scanner<'_> {
                 true
             }
             Some(b'"') => {
-                let Some(key) = self.string() else {
+                let Some(Frame::Object(node)) = stack.last() else {
                     return false;
+                };
+                let node = *node;
+                let Some(raw) = self.skip_string() else {
+                    return false;
+                };
+                let child = match node {
+                    Some(_) => {
+                        let key = std::str::from_utf8(raw)
+                            .ok()
+                            .and_then(|raw| serde_json::from_str::<String>(raw).ok());
+                        match key {
+                            Some(key) => Self::child(nodes, node, &key),
+                            None => return false,
+                        }
+                    }
+                    None => None,
                 };
                 self.skip_ws();
                 if self.peek() != Some(b':') {
                     return false;
                 }
                 self.pos += 1;
-                let Some(Frame::Object(p)) = stack.last() else {
-                    return false;
-                };
-                let mut child = p.clone();
-                push(&mut child, &key);
                 *next = Some(child);
                 true
             }
@@ -360,7 +465,7 @@ mod tests {
     #[test]
     fn span_map_finds_nested_values() {
         let text = "{\n  \"a\": [1, {\"b/c\": \"x\"}],\n  \"d\": {}\n}\n";
-        let m = SpanMap::build(text);
+        let m = SpanMap::resolve(text, ["", "/a", "/a/1/b~1c", "/d/missing", "/a/0"]);
         assert_eq!(m.offset(""), Some(0));
         assert_eq!(line_col(text, m.offset("/a").expect("a")), (2, 8));
         assert_eq!(line_col(text, m.offset("/a/1/b~1c").expect("b/c")), (2, 20));
@@ -391,14 +496,16 @@ mod tests {
 
     #[test]
     fn line_index_agrees_with_line_col() {
-        let text = "ab\n\nçd\ne\n";
-        let index = LineIndex::new(text);
-        for offset in 0..=text.len() + 2 {
-            assert_eq!(
-                index.line_col(offset),
-                line_col(text, offset),
-                "offset {offset}"
-            );
+        let long = format!("{}\nxé{}\n", "ü".repeat(3000), "aé".repeat(5000));
+        for text in ["ab\n\nçd\ne\n", long.as_str()] {
+            let index = LineIndex::new(text);
+            for offset in (0..=text.len() + 2).filter(|o| o % 7 == 0 || *o < 20) {
+                assert_eq!(
+                    index.line_col(offset),
+                    line_col(text, offset),
+                    "offset {offset}"
+                );
+            }
         }
     }
 }

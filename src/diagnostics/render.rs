@@ -13,9 +13,23 @@ use std::fmt::Write as _;
 ///
 /// Without a source the position is left out (`index.json: error[…] …`). Control characters
 /// from the input are escaped so a pack cannot drive the terminal.
+///
+/// Only the pointers of issues that need a position are looked up, in one pass over the
+/// source (see [`SpanMap`]), so rendering costs time and memory linear in the file however
+/// deep or wide it is. A refusal of the whole file before it was read as JSON
+/// (`index-too-large`) has no position.
 pub fn human(file_name: &str, source: Option<&str>, report: &Report) -> String {
+    let wanted: Vec<&str> = report
+        .issues()
+        .iter()
+        .filter(|i| explicit_position(i).is_none() && !POSITIONLESS.contains(&i.code()))
+        .map(Issue::instance_path)
+        .collect();
     let spans = match source {
-        Some(text) if !report.is_empty() => Some((SpanMap::build(text), LineIndex::new(text))),
+        Some(text) if !wanted.is_empty() => Some((
+            SpanMap::resolve(text, wanted.iter().copied()),
+            LineIndex::new(text),
+        )),
         _ => None,
     };
     let mut out = String::new();
@@ -25,19 +39,27 @@ pub fn human(file_name: &str, source: Option<&str>, report: &Report) -> String {
     out
 }
 
+/// Codes of refusals that concern the whole file before it was parsed: no position.
+const POSITIONLESS: &[&str] = &["index-too-large"];
+
+/// The `line` and `column` params an issue carries (JSON syntax errors and the like).
+fn explicit_position(issue: &Issue) -> Option<(usize, usize)> {
+    let line = issue.params().get("line")?.as_u64()?;
+    let column = issue.params().get("column")?.as_u64()?;
+    Some((usize::try_from(line).ok()?, usize::try_from(column).ok()?))
+}
+
 fn line(out: &mut String, file: &str, spans: Option<&(SpanMap, LineIndex<'_>)>, issue: &Issue) {
     out.push_str(&sanitize(file));
-    let position = issue
-        .params()
-        .get("line")
-        .and_then(|l| Some((l.as_u64()?, issue.params().get("column")?.as_u64()?)))
-        .map(|(l, c)| (l as usize, c as usize))
-        .or_else(|| {
-            let (spans, lines) = spans?;
-            spans
-                .offset(issue.instance_path())
-                .map(|o| lines.line_col(o))
-        });
+    let position = explicit_position(issue).or_else(|| {
+        if POSITIONLESS.contains(&issue.code()) {
+            return None;
+        }
+        let (spans, lines) = spans?;
+        spans
+            .offset(issue.instance_path())
+            .map(|o| lines.line_col(o))
+    });
     if let Some((l, c)) = position {
         let _ = write!(out, ":{l}:{c}");
     }

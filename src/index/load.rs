@@ -134,9 +134,10 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
         report.push(Issue::error(
             TOO_LARGE,
             "",
+            // A capped reader stops one byte past the limit, so the size read is a lower
+            // bound, not the file's size.
             format!(
-                "the index is {} bytes, over the limit of {} bytes; split the pack or raise the limit",
-                bytes.len(),
+                "the index is larger than the limit of {} bytes; split the pack or raise the limit",
                 limits.max_index_bytes()
             ),
         ));

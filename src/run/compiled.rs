@@ -7,11 +7,11 @@ use crate::diagnostics::Issue;
 use crate::index::PackIndex;
 use crate::index::wire::{Agent, BlockKind, Guardrail, Instructions, Tool};
 use crate::range::{Range, compare_versions, parse_version};
-use crate::route::{Capability, ProviderMetadata, RouteSnapshot, TenantPolicy};
+use crate::route::{Capability, RouteSnapshot, TenantPolicy};
 use crate::template::{CompiledTemplate, PromptParameter};
 use semver::Version;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The catalog key for a tenant's own catalog (each tenant state holds one).
@@ -83,6 +83,18 @@ pub(crate) struct CompiledAgent {
 
 impl CompiledAgent {
     /// Whether the agent references any data block (then the `settings` variable exists).
+    /// Every data block reference: the prompt block, settings, model settings.
+    pub fn block_refs(&self) -> impl Iterator<Item = &BlockRef> {
+        let prompt = match &self.instructions {
+            InstructionsSource::Block(r) => Some(r),
+            InstructionsSource::Inline { .. } => None,
+        };
+        prompt
+            .into_iter()
+            .chain(&self.settings)
+            .chain(&self.model_settings)
+    }
+
     pub fn references_blocks(&self) -> bool {
         matches!(self.instructions, InstructionsSource::Block(_))
             || !self.settings.is_empty()
@@ -149,35 +161,84 @@ impl CompiledBlock {
     }
 }
 
-/// Everything one tenant has registered. Immutable once published in a snapshot; a write
-/// clones it, changes the clone and publishes a new snapshot.
+/// One tool id's registered versions: the records, and a catalog of that id alone built from
+/// them (remade when a version of this id is added, retired or removed; other ids are not
+/// touched).
+#[derive(Debug, Default)]
+pub(crate) struct ToolVersions {
+    pub records: Vec<ToolRecord>,
+    pub catalog: Catalog<CatalogTool>,
+}
+
+impl ToolVersions {
+    fn from_records(records: Vec<ToolRecord>) -> ToolVersions {
+        let mut catalog = Catalog::new();
+        for r in &records {
+            // Records are kept unique by (id, version), so inserts cannot clash.
+            let value = CatalogTool {
+                tool: Arc::clone(&r.tool),
+                version: Arc::from(r.version.to_string()),
+            };
+            let _ = catalog.insert(TENANT_KEY, &r.id, r.version.clone(), value);
+            if r.retired {
+                catalog.retire(TENANT_KEY, &r.id, &r.version);
+            }
+        }
+        ToolVersions { records, catalog }
+    }
+}
+
+/// Agent ids by the id of a tool or block they reference: who to re-pin when it changes.
+type Users = imbl::HashMap<Arc<str>, imbl::HashSet<Arc<str>>>;
+
+/// A tenant's packs, compiled: tools, guardrails, blocks and agents with their pins.
+///
+/// Every map is persistent (`imbl`): a write copies the path to what it changes and shares the
+/// rest, so registering into a tenant of a thousand packs copies a few nodes, not the
+/// tenant. Immutable once published; `id` names this exact content, so that tenants that
+/// registered the same packs in the same order share one `PackState` (see `PackCache`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PackState {
+    /// Unique per content produced by a write (0: empty).
+    pub id: u64,
+    pub tools: imbl::HashMap<Arc<str>, Arc<ToolVersions>>,
+    /// Agent id → versions, highest first.
+    pub agents: imbl::HashMap<Arc<str>, Arc<Vec<AgentSlot>>>,
+    pub guardrails: imbl::HashMap<String, Arc<Guardrail>>,
+    /// Block id → versions, highest first.
+    pub blocks: imbl::HashMap<String, Arc<Vec<Arc<CompiledBlock>>>>,
+    tool_users: Users,
+    block_users: Users,
+}
+
+/// Everything one tenant has registered: its packs (often shared with other tenants) and its
+/// own providers and policy. Cheap to clone: a write clones it, changes the clone and
+/// publishes it.
 #[derive(Debug, Clone)]
 pub(crate) struct TenantState {
-    pub tool_records: Vec<ToolRecord>,
-    pub tools: Catalog<CatalogTool>,
-    /// Agent id → versions, highest first.
-    pub agents: HashMap<String, Vec<AgentSlot>>,
-    pub guardrails: HashMap<String, Arc<Guardrail>>,
-    /// Block id → versions, highest first.
-    pub blocks: HashMap<String, Vec<Arc<CompiledBlock>>>,
-    pub providers: Vec<ProviderMetadata>,
+    pub packs: Arc<PackState>,
     pub route: Arc<RouteSnapshot>,
-    pub policy: Option<TenantPolicy>,
+    pub policy: Option<Arc<TenantPolicy>>,
 }
 
 impl Default for TenantState {
     fn default() -> TenantState {
+        static EMPTY_ROUTE: std::sync::LazyLock<Arc<RouteSnapshot>> =
+            std::sync::LazyLock::new(|| Arc::new(RouteSnapshot::compile(Vec::new())));
+        static EMPTY_PACKS: std::sync::LazyLock<Arc<PackState>> =
+            std::sync::LazyLock::new(|| Arc::new(PackState::default()));
         TenantState {
-            tool_records: Vec::new(),
-            tools: Catalog::new(),
-            agents: HashMap::new(),
-            guardrails: HashMap::new(),
-            blocks: HashMap::new(),
-            providers: Vec::new(),
-            route: Arc::new(RouteSnapshot::compile(Vec::new())),
+            packs: Arc::clone(&EMPTY_PACKS),
+            route: Arc::clone(&EMPTY_ROUTE),
             policy: None,
         }
     }
+}
+
+/// A fresh id for a `PackState` a write produced.
+fn next_pack_state_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 pub(crate) fn parameters_of(list: Option<&Vec<Value>>) -> Vec<PromptParameter> {
@@ -197,6 +258,16 @@ pub(crate) fn parameters_of(list: Option<&Vec<Value>>) -> Vec<PromptParameter> {
         .collect()
 }
 
+fn add_user(users: &mut Users, referenced: &str, agent: &Arc<str>) {
+    let known = users.get(referenced).is_some_and(|set| set.contains(agent));
+    if !known {
+        users
+            .entry(Arc::from(referenced))
+            .or_default()
+            .insert(Arc::clone(agent));
+    }
+}
+
 fn sorted_insert<T>(list: &mut Vec<T>, item: T, version: impl Fn(&T) -> &Version) {
     let v = version(&item).clone();
     match list
@@ -211,41 +282,78 @@ fn sorted_insert<T>(list: &mut Vec<T>, item: T, version: impl Fn(&T) -> &Version
     }
 }
 
-impl TenantState {
-    /// Remakes every agent version's pinned plan against the current tools and blocks; called
-    /// after every change to either (registration is rare, runs are many).
-    pub fn refresh_pinned_plans(&mut self) {
-        let mut agents = std::mem::take(&mut self.agents);
-        for slot in agents.values_mut().flatten() {
-            slot.pinned = super::prepare::pinned_plan(self, &slot.agent, None)
-                .ok()
-                .map(Arc::new);
-        }
-        self.agents = agents;
+impl PackState {
+    /// The catalog that answers for tool `id` (an empty one when the id is not registered,
+    /// which answers exactly as a catalog without the id).
+    pub fn tool_catalog(&self, id: &str) -> &Catalog<CatalogTool> {
+        static EMPTY: std::sync::LazyLock<Catalog<CatalogTool>> =
+            std::sync::LazyLock::new(Catalog::new);
+        self.tools.get(id).map_or(&*EMPTY, |t| &t.catalog)
     }
 
-    /// Rebuilds the tool catalog from the records (registration is rare; resolving is hot).
-    pub fn rebuild_tools(&mut self) {
-        let mut catalog = Catalog::new();
-        for r in &self.tool_records {
-            // Records are kept unique by (id, version), so inserts cannot clash.
-            let value = CatalogTool {
-                tool: Arc::clone(&r.tool),
-                version: Arc::from(r.version.to_string()),
+    /// Remakes the pinned plans of the agents with the given ids (every version of each)
+    /// against the current tools and blocks.
+    fn repin<'a>(&mut self, agent_ids: impl IntoIterator<Item = &'a Arc<str>>) {
+        for id in agent_ids {
+            let Some(versions) = self.agents.get(id) else {
+                continue;
             };
-            let _ = catalog.insert(TENANT_KEY, &r.id, r.version.clone(), value);
-            if r.retired {
-                catalog.retire(TENANT_KEY, &r.id, &r.version);
-            }
+            let slots: Vec<AgentSlot> = versions
+                .iter()
+                .map(|slot| AgentSlot {
+                    agent: Arc::clone(&slot.agent),
+                    pinned: super::prepare::pinned_plan(self, &slot.agent, None)
+                        .ok()
+                        .map(Arc::new),
+                })
+                .collect();
+            self.agents.insert(Arc::clone(id), Arc::new(slots));
         }
-        self.tools = catalog;
+    }
+
+    /// Agents that reference tool `id` (any version of them).
+    fn users_of_tool(&self, id: &str) -> Vec<Arc<str>> {
+        self.tool_users
+            .get(id)
+            .map(|u| u.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Changes the records of tool `id` with `change` and re-pins the agents that reference
+    /// it. Returns what `change` returned.
+    pub fn change_tool<T>(
+        &mut self,
+        id: &str,
+        change: impl FnOnce(&mut Vec<ToolRecord>) -> T,
+    ) -> T {
+        let mut records = self
+            .tools
+            .get(id)
+            .map(|t| t.records.clone())
+            .unwrap_or_default();
+        let out = change(&mut records);
+        if records.is_empty() {
+            self.tools.remove(id);
+        } else {
+            self.tools
+                .insert(Arc::from(id), Arc::new(ToolVersions::from_records(records)));
+        }
+        let users = self.users_of_tool(id);
+        self.repin(&users);
+        self.id = next_pack_state_id();
+        out
     }
 
     /// Adds a pack: tools, then guardrails, then blocks, then agents pinned against them, as a
     /// deploy registers them. On any problem nothing is changed and every problem is returned.
+    ///
+    /// Only what the pack touches is copied: the versions of the tool and block ids it brings,
+    /// and the agents it brings or that reference those ids, which are re-pinned.
     pub fn add_pack(&mut self, pack: &PackIndex) -> Result<(), Vec<Issue>> {
         let mut next = self.clone();
         let mut issues = Vec::new();
+        // Tool records per id, in pack order.
+        let mut new_tools: Vec<(&str, Vec<ToolRecord>)> = Vec::new();
         for t in &pack.tools {
             let text = t.entry.version.as_deref().unwrap_or(&pack.pack_version);
             let Some(version) = parse_version(text) else {
@@ -265,20 +373,39 @@ impl TenantState {
                 retired: false,
                 tool: Arc::new(t.entry.clone()),
             };
-            match next
-                .tool_records
-                .iter_mut()
-                .find(|r| r.id == record.id && r.version == record.version)
-            {
-                Some(existing) => *existing = record,
-                None => next.tool_records.push(record),
+            match new_tools.iter_mut().find(|(id, _)| *id == t.entry.id) {
+                Some((_, list)) => list.push(record),
+                None => new_tools.push((&t.entry.id, vec![record])),
             }
         }
-        next.rebuild_tools();
+        let mut touched_tools = Vec::with_capacity(new_tools.len());
+        for (id, added) in new_tools {
+            let mut records = next
+                .tools
+                .get(id)
+                .map(|t| t.records.clone())
+                .unwrap_or_default();
+            for record in added {
+                match records
+                    .iter_mut()
+                    .find(|r| r.id == record.id && r.version == record.version)
+                {
+                    Some(existing) => *existing = record,
+                    None => records.push(record),
+                }
+            }
+            let id: Arc<str> = Arc::from(id);
+            next.tools.insert(
+                Arc::clone(&id),
+                Arc::new(ToolVersions::from_records(records)),
+            );
+            touched_tools.push(id);
+        }
         for g in &pack.guardrails {
             next.guardrails
                 .insert(g.entry.id.clone(), Arc::new(g.entry.clone()));
         }
+        let mut touched_blocks: Vec<&str> = Vec::new();
         for b in &pack.blocks {
             let at = format!("/blocks/{}", b.index);
             let Some(version) = parse_version(&b.entry.version) else {
@@ -331,32 +458,63 @@ impl TenantState {
                 version_text: b.entry.version.clone(),
                 content,
             });
-            sorted_insert(
-                next.blocks.entry(b.entry.id.clone()).or_default(),
-                block,
-                |b| &b.version,
-            );
+            let mut versions: Vec<Arc<CompiledBlock>> = next
+                .blocks
+                .get(&b.entry.id)
+                .map(|v| v.as_ref().clone())
+                .unwrap_or_default();
+            sorted_insert(&mut versions, block, |b| &b.version);
+            next.blocks.insert(b.entry.id.clone(), Arc::new(versions));
+            touched_blocks.push(&b.entry.id);
         }
+        let mut new_agents: Vec<Arc<str>> = Vec::new();
         for a in &pack.agents {
             match next.compile_agent(&a.entry, a.index) {
-                Ok(agent) => sorted_insert(
-                    next.agents.entry(agent.id.to_string()).or_default(),
-                    AgentSlot {
-                        agent: Arc::new(agent),
-                        pinned: None,
-                    },
-                    |slot| &slot.agent.version,
-                ),
+                Ok(agent) => {
+                    let id = Arc::clone(&agent.id);
+                    for t in &agent.tools {
+                        add_user(&mut next.tool_users, &t.id, &id);
+                    }
+                    for r in agent.block_refs() {
+                        add_user(&mut next.block_users, &r.id, &id);
+                    }
+                    let mut versions: Vec<AgentSlot> = next
+                        .agents
+                        .get(&id)
+                        .map(|v| v.as_ref().clone())
+                        .unwrap_or_default();
+                    sorted_insert(
+                        &mut versions,
+                        AgentSlot {
+                            agent: Arc::new(agent),
+                            pinned: None,
+                        },
+                        |slot| &slot.agent.version,
+                    );
+                    next.agents.insert(Arc::clone(&id), Arc::new(versions));
+                    new_agents.push(id);
+                }
                 Err(mut e) => issues.append(&mut e),
             }
         }
-        if issues.is_empty() {
-            next.refresh_pinned_plans();
-            *self = next;
-            Ok(())
-        } else {
-            Err(issues)
+        if !issues.is_empty() {
+            return Err(issues);
         }
+        // Re-pin the new agents and every agent that references a tool or block the pack
+        // brought (its pins may now reach a version that did not exist before).
+        let mut affected: std::collections::BTreeSet<Arc<str>> = new_agents.into_iter().collect();
+        for id in &touched_tools {
+            affected.extend(next.users_of_tool(id));
+        }
+        for id in touched_blocks {
+            if let Some(users) = next.block_users.get(id) {
+                affected.extend(users.iter().cloned());
+            }
+        }
+        next.repin(&affected);
+        next.id = next_pack_state_id();
+        *self = next;
+        Ok(())
     }
 
     fn pick_block(&self, id: &str, range: &Range) -> Option<&Arc<CompiledBlock>> {
@@ -415,7 +573,7 @@ impl TenantState {
         let mut tools = Vec::with_capacity(agent.tools.len());
         for (j, t) in agent.tools.iter().enumerate() {
             let range = ToolRange::new(&t.version);
-            let pin = match self.tools.resolve(TENANT_KEY, &t.id, &range) {
+            let pin = match self.tool_catalog(&t.id).resolve(TENANT_KEY, &t.id, &range) {
                 Ok(hit) => Some(hit.version.clone()),
                 Err(e) => {
                     issues.push(Issue::error(

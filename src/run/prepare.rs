@@ -2,7 +2,7 @@
 
 use super::compiled::{
     AgentSlot, BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability,
-    InstructionsSource, PinnedPlan, TENANT_KEY, TenantState,
+    InstructionsSource, PackState, PinnedPlan, TENANT_KEY, TenantState,
 };
 use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins};
 use super::{RunStartError, Snapshot};
@@ -51,9 +51,10 @@ impl Snapshot {
                 ),
             });
         };
-        let slot = find_agent(state, request)?;
+        let packs = &*state.packs;
+        let slot = find_agent(packs, request)?;
         let agent = &*slot.agent;
-        check_guardrails(state, agent)?;
+        check_guardrails(packs, agent)?;
         // A resumed turn's tool or block versions take the slow path; otherwise the plan made
         // at registration is shared (it exists only when every pin resolved then).
         let turn_pins = request
@@ -64,7 +65,7 @@ impl Snapshot {
         let pinned: &PinnedPlan = match (turn_pins, &slot.pinned) {
             (None, Some(plan)) => plan,
             _ => {
-                fresh = pinned_plan(state, agent, turn_pins)?;
+                fresh = pinned_plan(packs, agent, turn_pins)?;
                 &fresh
             }
         };
@@ -88,13 +89,13 @@ impl Snapshot {
 
 /// Steps 3 and 4: the agent's tools, then its blocks, each through the turn's pins, then the
 /// agent's pins (made at registration). With no turn pins the answer is the same for every
-/// run, which is why registration keeps it ([`TenantState::refresh_pinned_plans`]).
+/// run, which is why registration keeps it (`PackState::repin`).
 ///
 /// # Errors
 ///
 /// The first tool's or block's failure, as `prepare` reports it.
 pub(crate) fn pinned_plan(
-    state: &TenantState,
+    state: &PackState,
     agent: &CompiledAgent,
     pins: Option<&TurnPins>,
 ) -> Result<PinnedPlan, RunStartError> {
@@ -126,7 +127,7 @@ pub(crate) fn pinned_plan(
 }
 
 fn find_agent<'s>(
-    state: &'s TenantState,
+    state: &'s PackState,
     request: &RunRequest,
 ) -> Result<&'s AgentSlot, RunStartError> {
     let id = request.agent.id.as_str();
@@ -151,7 +152,7 @@ fn find_agent<'s>(
     })
 }
 
-fn check_guardrails(state: &TenantState, agent: &CompiledAgent) -> Result<(), RunStartError> {
+fn check_guardrails(state: &PackState, agent: &CompiledAgent) -> Result<(), RunStartError> {
     if agent
         .guardrails
         .iter()
@@ -176,7 +177,7 @@ fn check_guardrails(state: &TenantState, agent: &CompiledAgent) -> Result<(), Ru
 }
 
 fn resolve_tool(
-    state: &TenantState,
+    state: &PackState,
     agent: &CompiledAgent,
     r: &super::compiled::ToolRefC,
     turn_pin: Option<&String>,
@@ -196,7 +197,7 @@ fn resolve_tool(
     if let Some((text, parsed)) = turn_pin {
         let found = parsed
             .as_ref()
-            .map(|v| state.tools.get_exact(TENANT_KEY, &r.id, v));
+            .map(|v| state.tool_catalog(&r.id).get_exact(TENANT_KEY, &r.id, v));
         return match found {
             Some(Ok(hit)) => Ok(Arc::clone(&hit.value.version)),
             Some(Err(e)) => Err(unresolvable(format!(
@@ -211,7 +212,7 @@ fn resolve_tool(
         };
     }
     if let Some(pin) = &r.pin {
-        return match state.tools.get_exact(TENANT_KEY, &r.id, pin) {
+        return match state.tool_catalog(&r.id).get_exact(TENANT_KEY, &r.id, pin) {
             Ok(hit) => Ok(Arc::clone(&hit.value.version)),
             Err(e) => Err(unresolvable(format!(
                 "Tool \"{}\": agent \"{}\" version {} runs version {pin} (its pins), which isn't registered; it doesn't run another version.{}",
@@ -222,7 +223,10 @@ fn resolve_tool(
             ))),
         };
     }
-    match state.tools.resolve(TENANT_KEY, &r.id, &r.range) {
+    match state
+        .tool_catalog(&r.id)
+        .resolve(TENANT_KEY, &r.id, &r.range)
+    {
         Ok(hit) => Ok(Arc::clone(&hit.value.version)),
         Err(ResolveError::ToolNotFound { .. }) => Err(RunStartError::UnresolvedTool {
             message: format!(
@@ -278,7 +282,7 @@ enum Role {
 }
 
 fn resolve_block(
-    state: &TenantState,
+    state: &PackState,
     r: &BlockRef,
     role: Role,
     pins: Option<&TurnPins>,
@@ -293,7 +297,7 @@ fn resolve_block(
         block_id: r.id.clone(),
         requested_range: r.range_text.clone(),
     };
-    let versions = state.blocks.get(&r.id).map_or(&[][..], Vec::as_slice);
+    let versions = state.blocks.get(&r.id).map_or(&[][..], |v| v.as_slice());
     let turn_pin = pins.and_then(|p| p.block_versions.get(&r.id));
     // The agent's pin is a `Version` already (made at registration); only a resumed turn's
     // journaled text needs parsing. The text is formatted only for an error message.
@@ -360,7 +364,7 @@ fn resolve_block(
 }
 
 fn resolve_blocks(
-    state: &TenantState,
+    state: &PackState,
     agent: &CompiledAgent,
     pins: Option<&TurnPins>,
 ) -> Result<Blocks, RunStartError> {
@@ -409,10 +413,10 @@ fn route_capabilities(
     let merged = request
         .tenant_policy
         .as_ref()
-        .map(|p| merge_tenant_policies(Some(p), state.policy.as_ref()));
+        .map(|p| merge_tenant_policies(Some(p), state.policy.as_deref()));
     let policy: Option<&TenantPolicy> = match &merged {
         Some(m) => m.as_ref(),
-        None => state.policy.as_ref(),
+        None => state.policy.as_deref(),
     };
     let resumed = request
         .pins

@@ -184,14 +184,14 @@ impl CompiledTemplate {
     /// ```
     pub fn check(&self, allowed: &AllowedVariables) -> Vec<CheckIssue> {
         let mut out = Vec::new();
-        let mut seen: Vec<(usize, String)> = Vec::new();
+        // The same read reported twice at one offset (a tag LiquidJS analyses twice) is one
+        // issue; a set keeps this linear when a template has thousands of unknown names.
+        let mut seen: std::collections::HashSet<(usize, String)> = Default::default();
         for r in self.global_reads() {
             if let Some((kind, message)) = check_read(r, allowed) {
-                let label = r.to_string();
-                if seen.iter().any(|(o, l)| *o == r.offset() && *l == label) {
+                if !seen.insert((r.offset(), r.to_string())) {
                     continue;
                 }
-                seen.push((r.offset(), label));
                 out.push(self.issue(kind, message, r.offset(), r.offset() + 1));
             }
         }
@@ -207,18 +207,24 @@ impl CompiledTemplate {
             ));
         }
         out.sort_by_key(|i| i.span.start);
+        // Lines and columns from one index of the source, not one walk from the start per
+        // issue.
+        let lines = crate::diagnostics::pointer::LineIndex::new(self.source());
+        for issue in &mut out {
+            (issue.line, issue.col) = lines.line_col(issue.span.start);
+        }
         out
     }
 
     fn issue(&self, kind: CheckIssueKind, message: String, start: usize, end: usize) -> CheckIssue {
-        let (line, col) = super::line_col(self.source(), start);
         let end = end.min(self.source().len()).max(start);
         CheckIssue {
             kind,
             message,
             span: start..end,
-            line,
-            col,
+            // Set by `check` once all issues are sorted.
+            line: 0,
+            col: 0,
         }
     }
 }

@@ -13,7 +13,11 @@ pub const MODULE_PATH: &str = "module-path-form";
 /// Why `path` is not in the index's form (forward slashes, relative to the pack root, no
 /// leading `./`), or `None` when it is.
 fn module_path_problem(path: &str) -> Option<&'static str> {
-    if path.contains('\\') {
+    // A NUL ends the path for the C APIs that open the file: `a.ts\0../../x` names `a.ts` to
+    // one program and something else to another.
+    if path.contains('\0') {
+        Some("contains a NUL character, which no file name may hold; remove it")
+    } else if path.contains('\\') {
         Some("uses backslashes; write forward slashes")
     } else if path.starts_with("./") {
         Some("starts with `./`; write it without")
@@ -83,5 +87,9 @@ mod tests {
         assert!(module_path_problem("tools\\a.ts").is_some());
         assert!(module_path_problem("../a.ts").is_some());
         assert!(module_path_problem("a//b.ts").is_some());
+        assert_eq!(
+            module_path_problem("tools/a.ts\0../../etc/passwd"),
+            Some("contains a NUL character, which no file name may hold; remove it")
+        );
     }
 }

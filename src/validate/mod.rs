@@ -6,12 +6,15 @@
 
 mod agent;
 mod block;
+mod confusable;
 mod determinism;
 mod entries;
 mod env;
 mod guardrail;
 mod refs;
 mod templates;
+
+pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};
 
 use crate::diagnostics::{Issue, Report};
 use crate::index::{self, Limits};
@@ -76,6 +79,11 @@ impl ValidateOptions {
         self.limits = limits;
         self
     }
+
+    /// The size limits in force (see [`ValidateOptions::with_limits`]).
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
 }
 
 /// The active tool versions published for one tenant, highest first; implemented for a
@@ -126,6 +134,7 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
                 }
                 determinism::check_sorted(document, &mut file);
                 determinism::check_duplicates(document, &mut file);
+                confusable::check_confusable_ids(document, &mut file);
                 env::check_env(document, &mut file);
                 entries::check_module_paths(document, &mut file);
                 file
@@ -199,7 +208,9 @@ fn check_entries(
             .map(|(i, flow)| crate::flow::check_index_flow(flow, i, &flow_ctx))
             .collect(),
     ];
-    groups.into_iter().flatten().flatten().collect()
+    let mut issues: Vec<Issue> = groups.into_iter().flatten().flatten().collect();
+    templates::cap_template_issues(&mut issues);
+    issues
 }
 
 /// The agent rules and each capability declaration of `/agents/<i>` (also for an agent whose

@@ -6,7 +6,7 @@ use super::refs::PackRefs;
 use crate::diagnostics::Issue;
 use crate::index::raw_list;
 use crate::template::{
-    AllowedVariables, CheckIssueKind, CompiledTemplate, InputPolicy, ParseErrorKind,
+    AllowedVariables, CheckIssue, CheckIssueKind, CompiledTemplate, InputPolicy, ParseErrorKind,
 };
 use serde_json::Value;
 use std::collections::HashSet;
@@ -22,6 +22,142 @@ pub const UNUSED_PARAMETER: &str = "unused-parameter";
 /// Issue code (warning): an optional parameter without a default that the instructions read;
 /// a run that omits it fails (LiquidJS's `default` filter does not rescue an undefined name).
 pub const OPTIONAL_PARAMETER_READ: &str = "optional-parameter-read";
+
+/// Most issues of one code listed for one template; the rest are counted in one final issue
+/// of the same code ("N more issues of this kind"), as compilers do. A template of 256 KiB can
+/// name 26,000 unknown variables, and nobody reads past the first screen of them.
+pub const MAX_ISSUES_PER_TEMPLATE: usize = 100;
+/// Most template-check issues of one code listed in one report (see
+/// [`MAX_ISSUES_PER_TEMPLATE`]); the rest are counted in one final issue at `/`.
+pub const MAX_ISSUES_PER_REPORT: usize = 1_000;
+
+/// Codes of the template checks, which [`cap_template_issues`] caps per report.
+const CHECK_CODES: [&str; 5] = [
+    "template-unknown-variable",
+    "template-unknown-field",
+    "template-unknown-settings",
+    "template-input-outside-flow",
+    "template-partial",
+];
+
+/// Pushes the issues of one template (`checked`, in source order, each made into an index
+/// issue by `locate` only when listed) into `out`, keeping the first
+/// [`MAX_ISSUES_PER_TEMPLATE`] of each code and one final issue per code that says how many
+/// more there are.
+fn push_capped<'c>(
+    checked: impl Iterator<Item = &'c CheckIssue>,
+    locate: impl Fn(&CheckIssue) -> Issue,
+    at: &str,
+    out: &mut Vec<Issue>,
+) {
+    let mut counts: Vec<(&'static str, crate::diagnostics::Severity, usize)> = Vec::new();
+    for issue in checked {
+        let code = issue.code();
+        let slot = match counts.iter().position(|(c, ..)| *c == code) {
+            Some(i) => i,
+            None => {
+                let severity = if issue.kind().is_warning() {
+                    crate::diagnostics::Severity::Warning
+                } else {
+                    crate::diagnostics::Severity::Error
+                };
+                counts.push((code, severity, 0));
+                counts.len() - 1
+            }
+        };
+        let Some((_, _, n)) = counts.get_mut(slot) else {
+            continue;
+        };
+        *n += 1;
+        if *n <= MAX_ISSUES_PER_TEMPLATE {
+            out.push(locate(issue));
+        }
+    }
+    for (code, severity, n) in counts {
+        if n > MAX_ISSUES_PER_TEMPLATE {
+            out.push(more_issues(
+                code,
+                severity,
+                at,
+                n - MAX_ISSUES_PER_TEMPLATE,
+                "in this template",
+                MAX_ISSUES_PER_TEMPLATE,
+            ));
+        }
+    }
+}
+
+fn more_issues(
+    code: &str,
+    severity: crate::diagnostics::Severity,
+    at: &str,
+    omitted: usize,
+    scope: &str,
+    shown: usize,
+) -> Issue {
+    Issue::new(
+        severity,
+        code.to_owned(),
+        at,
+        format!(
+            "{omitted} more issues of this kind {scope} are not listed (only the first {shown} are); fix these and validate again"
+        ),
+    )
+    .with_param("omitted", omitted)
+}
+
+/// Keeps the first [`MAX_ISSUES_PER_REPORT`] template-check issues of each code in `issues`
+/// (entry order), with the per-template "more issues" summaries of the templates whose
+/// issues are listed, and appends, per code over the cap, one issue at `/` counting the issues
+/// neither listed nor counted by a kept summary. Other issues pass through untouched.
+pub(crate) fn cap_template_issues(issues: &mut Vec<Issue>) {
+    const N: usize = CHECK_CODES.len();
+    let (mut listed, mut total, mut covered) = ([0usize; N], [0usize; N], [0usize; N]);
+    let mut last_listed = [false; N];
+    let mut severities = [crate::diagnostics::Severity::Error; N];
+    issues.retain(|issue| {
+        let Some(k) = CHECK_CODES.iter().position(|c| *c == issue.code()) else {
+            return true;
+        };
+        severities[k] = issue.severity();
+        // A per-template summary stands for the issues it counts.
+        let summarized = issue
+            .params()
+            .get("omitted")
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok());
+        match summarized {
+            Some(n) => {
+                total[k] = total[k].saturating_add(n);
+                if last_listed[k] {
+                    covered[k] = covered[k].saturating_add(n);
+                }
+                last_listed[k]
+            }
+            None => {
+                total[k] += 1;
+                last_listed[k] = listed[k] < MAX_ISSUES_PER_REPORT;
+                if last_listed[k] {
+                    listed[k] += 1;
+                }
+                last_listed[k]
+            }
+        }
+    });
+    for (k, code) in CHECK_CODES.iter().enumerate() {
+        let omitted = total[k] - listed[k] - covered[k];
+        if omitted > 0 {
+            issues.push(more_issues(
+                code,
+                severities[k],
+                "",
+                omitted,
+                "in this index",
+                MAX_ISSUES_PER_REPORT,
+            ));
+        }
+    }
+}
 
 /// Parameter names of a `parameters` list, and the required ones (no `required: false`, no
 /// `default`) with their positions.
@@ -139,14 +275,14 @@ pub(crate) fn check_block_template(k: usize, block: &Value, out: &mut Vec<Issue>
     let allowed = AllowedVariables::new()
         .with_params(names)
         .with_input(InputPolicy::Allowed);
-    for issue in t.check(&allowed) {
-        if !matches!(
+    let checked = t.check(&allowed);
+    let kept = checked.iter().filter(|issue| {
+        !matches!(
             issue.kind(),
             CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
-        ) {
-            out.push(located(&issue, &at, ""));
-        }
-    }
+        )
+    });
+    push_capped(kept, |issue| located(issue, &at, ""), &at, out);
 }
 
 /// The instructions of the agent `/agents/<i>`: inline, they parse and read only declared
@@ -184,10 +320,11 @@ pub(crate) fn check_agent_template(
                 .with_params(names)
                 .with_settings(settings)
                 .with_input(input);
-            out.extend(
-                t.check(&allowed)
-                    .iter()
-                    .map(|issue| located(issue, &at, "")),
+            push_capped(
+                t.check(&allowed).iter(),
+                |issue| located(issue, &at, ""),
+                &at,
+                out,
             );
             let read: HashSet<&str> = t.global_reads().iter().filter_map(|r| r.root()).collect();
             for (j, name) in bare_optional {
@@ -235,16 +372,16 @@ pub(crate) fn check_agent_template(
                 .with_input(input);
             let version = block.get("version").and_then(Value::as_str).unwrap_or("");
             let prefix = format!("prompt block \"{block_id}\" {version}: ");
-            out.extend(
-                t.check(&allowed)
-                    .iter()
-                    .filter(|i| {
-                        matches!(
-                            i.kind(),
-                            CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
-                        )
-                    })
-                    .map(|issue| located(issue, &at, &prefix)),
+            push_capped(
+                t.check(&allowed).iter().filter(|i| {
+                    matches!(
+                        i.kind(),
+                        CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
+                    )
+                }),
+                |issue| located(issue, &at, &prefix),
+                &at,
+                out,
             );
         }
         _ => {}
