@@ -439,12 +439,31 @@ fn eight_threads_prepare_while_packs_and_providers_register() {
     assert_eq!(&*last.agent_version, "1.59.0");
 }
 
-/// Parameters every fixture agent's template is satisfied with.
-fn all_parameters() -> Value {
-    json!({
+/// Parameters every fixture agent's template is satisfied with, limited to those `pack`
+/// declares for `agent` (on the agent, or on a prompt block of the pack): run start refuses
+/// undeclared ones.
+fn all_parameters(pack: &PackIndex, agent: &runstart::index::wire::Agent) -> Value {
+    let all = json!({
         "ticketId": "T-1", "customerName": "Dana", "orderId": "A-1", "orderNumber": "A-1",
         "country": "DE", "company": "Acme"
-    })
+    });
+    let mut declared: Vec<Value> = agent.parameters.clone().unwrap_or_default();
+    if agent.parameters.is_none() {
+        for b in &pack.blocks {
+            if let Some(p) = b.entry.content.get("parameters").and_then(Value::as_array) {
+                declared.extend(p.iter().cloned());
+            }
+        }
+    }
+    let names: Vec<&str> = declared.iter().filter_map(|p| p.get("name")?.as_str()).collect();
+    let kept: serde_json::Map<String, Value> = all
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| names.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Value::Object(kept)
 }
 
 #[test]
@@ -452,10 +471,11 @@ fn a_plan_shared_from_registration_equals_a_replayed_turn() {
     let rs = registry();
     let mut compared = 0;
     for name in ["support-desk", "order-review"] {
-        for agent in &fixture(name).agents {
+        let pack = fixture(name);
+        for agent in &pack.agents {
             let first = request(json!({
                 "agent": {"id": agent.entry.id},
-                "parameters": all_parameters(),
+                "parameters": all_parameters(&pack, &agent.entry),
                 "conversation": {"id": "c-1", "turn": 1}
             }));
             let plan = rs.prepare(&first).expect("fixture agent prepares");

@@ -43,7 +43,8 @@ fn line(out: &mut String, file: &str, spans: Option<&(SpanMap, LineIndex<'_>)>, 
     }
     let _ = write!(out, ": {}[{}] ", issue.severity(), sanitize(issue.code()));
     if issue.instance_path().is_empty() {
-        out.push('/');
+        // The root pointer is "" in every output, as RFC 6901 writes it ("/" is the key "").
+        out.push_str("\"\"");
     } else {
         out.push_str(&sanitize(issue.instance_path()));
     }

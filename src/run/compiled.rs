@@ -192,6 +192,9 @@ pub(crate) fn parameters_of(list: Option<&Vec<Value>>) -> Vec<PromptParameter> {
             if let Some(d) = p.get("default") {
                 param = param.with_default(d.clone());
             }
+            if let Some(t) = p.get("type").and_then(Value::as_str) {
+                param = param.with_type(t);
+            }
             Some(param)
         })
         .collect()
