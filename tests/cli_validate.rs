@@ -110,7 +110,7 @@ fn truncated_file_exits_1_naming_line_and_column() {
     let text = stdout(&out);
     assert!(text.contains("truncated.json:13:9: "), "{text}");
     assert!(
-        text.contains("error[json-syntax] /: invalid JSON: EOF while parsing"),
+        text.contains("error[json-syntax] \"\": invalid JSON: EOF while parsing"),
         "{text}"
     );
 }

@@ -86,7 +86,7 @@ mod tests {
         assert_eq!(
             human("index.json", Some(text), &r),
             "index.json:3:12: error[type] /agents/0/id: must be string\n\
-             index.json:1:1: warning[non-canonical-index] /: keys\\nnot sorted\n"
+             index.json:1:1: warning[non-canonical-index] \"\": keys\\nnot sorted\n"
         );
     }
 
@@ -100,10 +100,10 @@ mod tests {
         );
         assert_eq!(
             human("x.json", None, &r),
-            "x.json:7:3: error[json-syntax] /: EOF while parsing\n"
+            "x.json:7:3: error[json-syntax] \"\": EOF while parsing\n"
         );
         let mut r = Report::new();
         r.push(Issue::error("io", "", "gone"));
-        assert_eq!(human("x.json", None, &r), "x.json: error[io] /: gone\n");
+        assert_eq!(human("x.json", None, &r), "x.json: error[io] \"\": gone\n");
     }
 }
