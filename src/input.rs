@@ -158,17 +158,16 @@ fn from_path_error(e: serde_path_to_error::Error<serde_json::Error>) -> InputErr
     if inner.is_syntax() || inner.is_eof() || inner.is_io() {
         return syntax_error(inner);
     }
-    let mut segments: Vec<String> = e
-        .path()
-        .iter()
-        .filter_map(|s| match s {
-            serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
-            serde_path_to_error::Segment::Map { key } => Some(key.clone()),
-            serde_path_to_error::Segment::Enum { .. } | serde_path_to_error::Segment::Unknown => {
-                None
-            }
-        })
-        .collect();
+    let mut segments: Vec<String> =
+        e.path()
+            .iter()
+            .filter_map(|s| match s {
+                serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
+                serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+                serde_path_to_error::Segment::Enum { .. }
+                | serde_path_to_error::Segment::Unknown => None,
+            })
+            .collect();
     let raw = strip_position(inner);
     let message = if let Some(rest) = raw.strip_prefix("unknown field `") {
         // serde: "unknown field `x`, expected one of `a`, `b`" (or "expected `a` or `b`",
@@ -247,7 +246,10 @@ fn plain_types(message: &str) -> String {
 
 /// The candidate closest to `word` by edit distance, when it is close enough to be a typo
 /// (at most a third of the word's length, and at least 1 edit allowed). Ties go to the first.
-pub(crate) fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let budget = (word.chars().count() / 3).max(1);
     let lower = word.to_lowercase();
     candidates
@@ -284,8 +286,14 @@ mod tests {
 
     #[test]
     fn nearest_names_a_typo_and_nothing_far() {
-        assert_eq!(nearest("maxWord", ["ticketId", "maxWords"]), Some("maxWords"));
-        assert_eq!(nearest("regionalow", ["regionAllow", "models"]), Some("regionAllow"));
+        assert_eq!(
+            nearest("maxWord", ["ticketId", "maxWords"]),
+            Some("maxWords")
+        );
+        assert_eq!(
+            nearest("regionalow", ["regionAllow", "models"]),
+            Some("regionAllow")
+        );
         assert_eq!(nearest("deniedProviders", ["providers", "models"]), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
@@ -301,10 +309,18 @@ mod tests {
         );
         assert_eq!((err.line(), err.column()), (Some(1), Some(75)));
         // Plain serde refuses it too (the Node binding's path), without the place.
-        let plain = serde_json::from_str::<RouteInput>(text).unwrap_err().to_string();
-        assert!(plain.starts_with("unknown field `deniedProviders`, expected one of"), "{plain}");
+        let plain = serde_json::from_str::<RouteInput>(text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            plain.starts_with("unknown field `deniedProviders`, expected one of"),
+            "{plain}"
+        );
         let value: Value = serde_json::from_str(text).unwrap();
-        assert_eq!(from_value::<RouteInput>(value).unwrap_err().to_string(), err.to_string());
+        assert_eq!(
+            from_value::<RouteInput>(value).unwrap_err().to_string(),
+            err.to_string()
+        );
     }
 
     #[test]
@@ -313,19 +329,32 @@ mod tests {
             r#"{"capability":{"needs":[{"feature":"vision"},{"feture":"tool-use"}]},"providers":[]}"#,
         )
         .unwrap_err();
-        assert_eq!(err.to_string(), "/capability/needs/1/feture: unknown field; expected one of \"feature\", \"contextWindow\", \"costPerCall\", \"region\", \"p95LatencyMs\", \"providers\", \"models\" (did you mean \"feature\"?)");
+        assert_eq!(
+            err.to_string(),
+            "/capability/needs/1/feture: unknown field; expected one of \"feature\", \"contextWindow\", \"costPerCall\", \"region\", \"p95LatencyMs\", \"providers\", \"models\" (did you mean \"feature\"?)"
+        );
         let err = from_str::<RouteInput>(
             r#"{"capability":{"needs":[{"feature":"vision","region":"eu"}]},"providers":[]}"#,
         )
         .unwrap_err();
-        assert_eq!(err.to_string(), "/capability/needs/0: a need has exactly one key, but this one has both `feature` and `region`; split it into two needs");
-        let err = from_str::<RouteInput>(r#"{"capability":{"needs":[{}]},"providers":[]}"#).unwrap_err();
-        assert_eq!(err.to_string(), "/capability/needs/0: a need names one of `feature`, `contextWindow`, `costPerCall`, `region`, `p95LatencyMs`, `providers`, `models`; this one names none");
+        assert_eq!(
+            err.to_string(),
+            "/capability/needs/0: a need has exactly one key, but this one has both `feature` and `region`; split it into two needs"
+        );
+        let err =
+            from_str::<RouteInput>(r#"{"capability":{"needs":[{}]},"providers":[]}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "/capability/needs/0: a need names one of `feature`, `contextWindow`, `costPerCall`, `region`, `p95LatencyMs`, `providers`, `models`; this one names none"
+        );
         let err = from_str::<RouteInput>(
             r#"{"capability":{"needs":[{"contextWindow":{"op":">=","valu":1}}]},"providers":[]}"#,
         )
         .unwrap_err();
-        assert_eq!(err.to_string(), "/capability/needs/0/contextWindow/valu: unknown field; expected one of \"op\", \"value\" (did you mean \"value\"?)");
+        assert_eq!(
+            err.to_string(),
+            "/capability/needs/0/contextWindow/valu: unknown field; expected one of \"op\", \"value\" (did you mean \"value\"?)"
+        );
     }
 
     #[test]
@@ -335,28 +364,49 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.pointer(), "/models/0/p95LatencyMS");
-        assert!(err.message().ends_with("(did you mean \"p95LatencyMs\"?)"), "{err}");
+        assert!(
+            err.message().ends_with("(did you mean \"p95LatencyMs\"?)"),
+            "{err}"
+        );
         // Vendor keys in `cost` stay allowed (router.md §1.2).
         from_str::<ProviderMetadata>(
             r#"{"id":"p","region":"eu","models":[{"name":"m","contextWindow":1,"features":[],"cost":{"promptUsdPer1kTokens":0,"completionUsdPer1kTokens":0,"cachedUsdPer1kTokens":0}}]}"#,
         )
         .expect("vendor cost keys");
         let err = from_str::<crate::route::Capability>(r#"{"needs":[],"prefers":[]}"#).unwrap_err();
-        assert_eq!(err.to_string(), "/prefers: unknown field; expected one of \"kind\", \"needs\", \"prefer\", \"budget\" (did you mean \"prefer\"?)");
+        assert_eq!(
+            err.to_string(),
+            "/prefers: unknown field; expected one of \"kind\", \"needs\", \"prefer\", \"budget\" (did you mean \"prefer\"?)"
+        );
     }
 
     #[test]
     fn types_missing_fields_and_syntax_read_as_json_words() {
         let err = from_str::<TenantPolicy>(r#"{"maxCostPerCallUsd":"cheap"}"#).unwrap_err();
-        assert_eq!(err.to_string(), "/maxCostPerCallUsd: invalid type: string \"cheap\", expected a number");
+        assert_eq!(
+            err.to_string(),
+            "/maxCostPerCallUsd: invalid type: string \"cheap\", expected a number"
+        );
         let err = from_str::<RouteInput>(r#"{"providers":[]}"#).unwrap_err();
-        assert_eq!(err.to_string(), "missing required field \"capability\"; add it");
+        assert_eq!(
+            err.to_string(),
+            "missing required field \"capability\"; add it"
+        );
         assert_eq!(err.pointer(), "");
         let err = from_str::<TenantPolicy>("{\n").unwrap_err();
-        assert_eq!(err.to_string(), "not valid JSON: EOF while parsing an object (line 2, column 1)");
+        assert_eq!(
+            err.to_string(),
+            "not valid JSON: EOF while parsing an object (line 2, column 1)"
+        );
         let err = from_slice::<TenantPolicy>(b"{\"a\xff\":1}").unwrap_err();
-        assert_eq!(err.to_string(), "the input is not UTF-8 (invalid byte at offset 3); save it as UTF-8");
+        assert_eq!(
+            err.to_string(),
+            "the input is not UTF-8 (invalid byte at offset 3); save it as UTF-8"
+        );
         let err = from_str::<TenantPolicy>("{} x").unwrap_err();
-        assert_eq!(err.to_string(), "not valid JSON: trailing characters (line 1, column 4)");
+        assert_eq!(
+            err.to_string(),
+            "not valid JSON: trailing characters (line 1, column 4)"
+        );
     }
 }

@@ -8,8 +8,8 @@ use serde_json::json;
 
 fn registry() -> RunStart {
     let root = env!("CARGO_MANIFEST_DIR");
-    let bytes = std::fs::read(format!("{root}/fixtures/packs/support-desk/index.json"))
-        .expect("fixture");
+    let bytes =
+        std::fs::read(format!("{root}/fixtures/packs/support-desk/index.json")).expect("fixture");
     let pack = runstart::index::load(&bytes).index.expect("valid fixture");
     let rs = RunStart::new();
     rs.register_pack("acme", &pack).expect("registers");
@@ -31,7 +31,10 @@ fn invalid(e: RunStartError) -> (String, String) {
     let value = serde_json::to_value(&e).expect("serializes");
     assert_eq!(value["code"], "invalid-request");
     (
-        value["instancePath"].as_str().unwrap_or_default().to_owned(),
+        value["instancePath"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
         e.to_string(),
     )
 }
@@ -59,7 +62,9 @@ fn the_misspelt_policy_of_the_issue_is_refused_everywhere_a_policy_enters() {
     // Inside a route input.
     let route = json!({"capability": {"needs": []}, "providers": [], "tenantPolicy": {"deniedProviders": []}});
     assert_eq!(
-        input::from_value::<RouteInput>(route).unwrap_err().pointer(),
+        input::from_value::<RouteInput>(route)
+            .unwrap_err()
+            .pointer(),
         "/tenantPolicy/deniedProviders"
     );
     // The spelling that exists does deny the provider.
@@ -147,7 +152,8 @@ fn prepare_checks_the_clock_and_the_library_can_write_it() {
     }
     let now = runstart::run::iso_now();
     assert!(runstart::run::is_iso_instant(&now), "{now}");
-    rs.prepare(&escalation(&now)).expect("the helper's clock is accepted");
+    rs.prepare(&escalation(&now))
+        .expect("the helper's clock is accepted");
 }
 
 #[test]

@@ -455,7 +455,10 @@ fn all_parameters(pack: &PackIndex, agent: &runstart::index::wire::Agent) -> Val
             }
         }
     }
-    let names: Vec<&str> = declared.iter().filter_map(|p| p.get("name")?.as_str()).collect();
+    let names: Vec<&str> = declared
+        .iter()
+        .filter_map(|p| p.get("name")?.as_str())
+        .collect();
     let kept: serde_json::Map<String, Value> = all
         .as_object()
         .into_iter()

@@ -202,7 +202,11 @@ impl fmt::Display for Issue {
         } else {
             &self.instance_path
         };
-        write!(f, "{}[{}] {pointer}: {}", self.severity, self.code, self.message)
+        write!(
+            f,
+            "{}[{}] {pointer}: {}",
+            self.severity, self.code, self.message
+        )
     }
 }
 

@@ -256,11 +256,17 @@ impl<'de> serde::de::Visitor<'de> for RequirementVisitor {
                 return Err(A::Error::unknown_field(&key, &REQUIREMENT_KEYS));
             };
             let parsed = match known {
-                "feature" => map.next_value::<Option<String>>()?.map(Requirement::Feature),
-                "contextWindow" => map.next_value::<Option<_>>()?.map(Requirement::ContextWindow),
+                "feature" => map
+                    .next_value::<Option<String>>()?
+                    .map(Requirement::Feature),
+                "contextWindow" => map
+                    .next_value::<Option<_>>()?
+                    .map(Requirement::ContextWindow),
                 "costPerCall" => map.next_value::<Option<_>>()?.map(Requirement::CostPerCall),
                 "region" => map.next_value::<Option<String>>()?.map(Requirement::Region),
-                "p95LatencyMs" => map.next_value::<Option<_>>()?.map(Requirement::P95LatencyMs),
+                "p95LatencyMs" => map
+                    .next_value::<Option<_>>()?
+                    .map(Requirement::P95LatencyMs),
                 "providers" => map.next_value::<Option<_>>()?.map(Requirement::Providers),
                 _ => map.next_value::<Option<_>>()?.map(Requirement::Models),
             };
@@ -550,11 +556,14 @@ pub struct RouteInput {
 
 /// The router's answer (spec §1.6), with providers and models named by id and name.
 ///
-/// Serializes as `{provider, model, alternates: [[providerId, modelName]…], fallback, reason}`,
-/// the shape of the conformance cases.
+/// Serializes as `{providerId, model, alternates: [[providerId, modelName]…], fallback,
+/// reason}`: the conformance cases' shape, with the provider id named `providerId` as
+/// upstream's journal, rejection reasons and a plan's route name it (the cases write
+/// `provider`, which is also read).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoutingDecision {
     /// Picked provider id.
+    #[serde(rename = "providerId", alias = "provider")]
     pub provider: String,
     /// Picked model name.
     pub model: String,

@@ -615,7 +615,10 @@ fn check_parameters(
         let Some(param) = params.iter().find(|p| p.name() == name) else {
             let declared: Vec<&str> = params.iter().map(PromptParameter::name).collect();
             let message = if declared.is_empty() {
-                format!("agent \"{}\" declares no parameters; remove \"{name}\"", agent.id)
+                format!(
+                    "agent \"{}\" declares no parameters; remove \"{name}\"",
+                    agent.id
+                )
             } else {
                 let hint = crate::input::nearest(name, declared.iter().copied())
                     .map(|n| format!("did you mean \"{n}\"? "))
@@ -628,7 +631,9 @@ fn check_parameters(
             };
             return Err(invalid(message));
         };
-        let Some(ty) = param.type_name() else { continue };
+        let Some(ty) = param.type_name() else {
+            continue;
+        };
         let fits = match ty {
             "string" => value.is_string(),
             "number" => value.is_number(),

@@ -122,7 +122,11 @@ impl RunRequest {
 
     /// Supplies one prompt parameter (default: none).
     #[must_use]
-    pub fn with_parameter(mut self, name: impl Into<String>, value: impl Into<Value>) -> RunRequest {
+    pub fn with_parameter(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<Value>,
+    ) -> RunRequest {
         self.parameters.insert(name.into(), value.into());
         self
     }
