@@ -207,10 +207,15 @@ pub fn load_index_file(
     let loaded = runstart::index::load(&bytes);
     match loaded.index {
         Some(index) if !loaded.report.has_errors() => Ok(Ok(index)),
-        _ => Ok(Err(Unusable {
-            file: path.display().to_string(),
-            text: loaded.text.map(str::to_owned),
-            report: loaded.report,
-        })),
+        _ => {
+            let mut report = loaded.report;
+            // In validate's order (pointer, then code).
+            report.sort();
+            Ok(Err(Unusable {
+                file: path.display().to_string(),
+                text: loaded.text.map(str::to_owned),
+                report,
+            }))
+        }
     }
 }

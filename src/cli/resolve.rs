@@ -107,7 +107,18 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         catalog
             .resolve(TENANT, id, &range)
             .map(|hit| (hit.version.to_string(), hit.value.clone()))
-            .map_err(|e| (e.code().to_owned(), e.to_string()))
+            .map_err(|e| {
+                // Explain a bad range as `validate` does (what is wrong, and a range that
+                // works), not only that it is invalid.
+                let message = match runstart::range::Range::parse(range.text()) {
+                    Err(why) if e.code() == "invalid-version-range" => format!(
+                        "tool \"{id}\" has an invalid version range \"{}\": {why}",
+                        range.text()
+                    ),
+                    _ => e.to_string(),
+                };
+                (e.code().to_owned(), message)
+            })
     };
     let mut failures = 0usize;
     let mut rows = Vec::new();
