@@ -631,3 +631,60 @@ fn help_shows_examples_and_exit_codes() {
         assert!(text.contains("Exit status: 0 "), "{command}: {text}");
     }
 }
+
+#[test]
+fn a_library_user_compiles_no_cli_dependency() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let out = Command::new(cargo)
+        .args([
+            "tree",
+            "-e",
+            "normal",
+            "--no-default-features",
+            "--locked",
+            "--prefix",
+            "none",
+            "--manifest-path",
+        ])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tree = stdout(&out);
+    assert!(tree.starts_with("runstart v"), "{tree}");
+    for name in [
+        "clap",
+        "indicatif",
+        "mimalloc",
+        "libmimalloc-sys",
+        "serde-sarif",
+    ] {
+        assert!(
+            !tree.lines().any(|l| l.starts_with(&format!("{name} v"))),
+            "{name} is compiled without the cli feature:\n{tree}"
+        );
+    }
+    // With the default features the binary has them.
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .args([
+            "tree",
+            "-e",
+            "normal",
+            "--locked",
+            "--prefix",
+            "none",
+            "--depth",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .output()
+        .expect("cargo tree runs");
+    let tree = stdout(&out);
+    for name in ["clap", "indicatif", "mimalloc", "serde-sarif"] {
+        assert!(
+            tree.lines().any(|l| l.starts_with(&format!("{name} v"))),
+            "{name}: {tree}"
+        );
+    }
+}

@@ -180,3 +180,29 @@ fn a_pack_error_shows_every_issue() {
         assert!(text.contains(&format!("\n  {issue}")), "{text}");
     }
 }
+
+#[test]
+fn a_capability_declaration_with_a_misspelt_field_is_refused_at_registration() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(format!("{root}/fixtures/packs/support-desk/index.json")).expect("fixture"),
+    )
+    .expect("JSON");
+    doc["agents"][0]["capabilities"][0]["needs"][0] = json!({"feture": "tool-use"});
+    doc["agents"][0]["capabilities"][0]["prefers"] = json!([]);
+    let bytes = doc.to_string();
+    let pack = runstart::index::load(bytes.as_bytes())
+        .index
+        .expect("loads: capabilities are checked by validate and registration");
+    let err = RunStart::new().register_pack("t", &pack).unwrap_err();
+    let runstart::run::RegisterError::Pack(issues) = err else {
+        panic!("a pack error");
+    };
+    let got: Vec<String> = issues.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        got,
+        [
+            "error[invalid-capability] /agents/0/capabilities/0/needs/0/feture: not a capability declaration: unknown field; expected one of \"feature\", \"contextWindow\", \"costPerCall\", \"region\", \"p95LatencyMs\", \"providers\", \"models\" (did you mean \"feature\"?)"
+        ]
+    );
+}

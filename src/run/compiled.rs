@@ -492,15 +492,16 @@ impl TenantState {
         });
         let mut capabilities = Vec::new();
         for (k, c) in agent.capabilities.iter().enumerate() {
-            match serde_json::from_value::<Capability>(c.clone()) {
+            // Closed like every routing input: a misspelt field is named at its pointer.
+            match crate::input::from_value::<Capability>(c.clone()) {
                 Ok(capability) => capabilities.push(CompiledCapability {
                     kind: Arc::from(capability.kind_or_default()),
                     capability,
                 }),
                 Err(e) => issues.push(Issue::error(
                     "invalid-capability",
-                    format!("{base}/capabilities/{k}"),
-                    format!("not a capability declaration: {e}"),
+                    format!("{base}/capabilities/{k}{}", e.pointer()),
+                    format!("not a capability declaration: {}", e.message()),
                 )),
             }
         }
