@@ -97,6 +97,8 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn a_pack_that_cannot_be_registered_exits_1_with_every_issue() {
+    // The broken fixture has entries with shape problems: refused as validate reports them,
+    // before any of its tools could be reported as "not found".
     let out = runstart(&[
         "plan",
         "fixtures/packs/broken/index.json",
@@ -105,6 +107,43 @@ fn a_pack_that_cannot_be_registered_exits_1_with_every_issue() {
         "--agent",
         "x",
     ]);
+    assert_eq!(out.status.code(), Some(1));
+    let error = &json(&out)["error"];
+    assert_eq!(error["code"], "invalid-index");
+    assert_eq!(
+        error["message"],
+        "fixtures/packs/broken/index.json is not a usable pack index (5 error(s)); `runstart validate fixtures/packs/broken/index.json` explains each"
+    );
+    let issues = error["issues"].as_array().expect("issues");
+    assert!(issues.iter().any(|i| i["instancePath"] == "/tools/1"
+        && i["message"] == "must NOT have additional properties ('timeout' is not a known field)"));
+    // A pack that loads but whose agents cannot be pinned: every pinning issue.
+    let mut pack: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(format!(
+            "{}/fixtures/packs/support-desk/index.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .expect("fixture"),
+    )
+    .expect("JSON");
+    for agent in pack["agents"].as_array_mut().expect("agents") {
+        for tool in agent["tools"].as_array_mut().into_iter().flatten() {
+            tool["version"] = serde_json::json!("^99.0.0");
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("runstart-plan-pins-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("index.json");
+    std::fs::write(&file, pack.to_string()).expect("write");
+    let out = runstart(&[
+        "plan",
+        file.to_str().expect("UTF-8"),
+        "--providers",
+        "fixtures/providers.json",
+        "--agent",
+        "x",
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(1));
     let error = &json(&out)["error"];
     assert_eq!(error["code"], "pack-not-registered");
@@ -116,6 +155,6 @@ fn a_pack_that_cannot_be_registered_exits_1_with_every_issue() {
     assert!(issues.iter().all(|i| {
         i["instancePath"]
             .as_str()
-            .is_some_and(|p| p.starts_with('/'))
+            .is_some_and(|p| p.starts_with("/agents/"))
     }));
 }

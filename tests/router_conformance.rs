@@ -6,8 +6,26 @@ mod util;
 use runstart::route::{RouteInput, RouteRequest, RouteSnapshot, Scratch, route};
 use serde_json::Value;
 
-/// Numbers compare as IEEE doubles: `128000` and `128000.0` are the same answer.
+/// Numbers compare as IEEE doubles: `128000` and `128000.0` are the same answer. The cases
+/// name the picked provider's id `provider`; runstart writes `providerId`, upstream's name for
+/// it everywhere else (the journal, rejection reasons, a plan's route).
 fn normalize(v: &Value) -> Value {
+    if let Some(ok) = v.get("ok").and_then(Value::as_object) {
+        let renamed = ok
+            .iter()
+            .map(|(k, x)| {
+                (
+                    if k == "provider" {
+                        "providerId".to_owned()
+                    } else {
+                        k.clone()
+                    },
+                    normalize(x),
+                )
+            })
+            .collect();
+        return serde_json::json!({ "ok": Value::Object(renamed) });
+    }
     match v {
         Value::Number(n) => n
             .as_f64()

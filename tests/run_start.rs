@@ -439,6 +439,93 @@ fn eight_threads_prepare_while_packs_and_providers_register() {
     assert_eq!(&*last.agent_version, "1.59.0");
 }
 
+/// Parameters every fixture agent's template is satisfied with, limited to those `pack`
+/// declares for `agent` (on the agent, or on a prompt block of the pack): run start refuses
+/// undeclared ones.
+fn all_parameters(pack: &PackIndex, agent: &runstart::index::wire::Agent) -> Value {
+    let all = json!({
+        "ticketId": "T-1", "customerName": "Dana", "orderId": "A-1", "orderNumber": "A-1",
+        "country": "DE", "company": "Acme"
+    });
+    let mut declared: Vec<Value> = agent.parameters.clone().unwrap_or_default();
+    if agent.parameters.is_none() {
+        for b in &pack.blocks {
+            if let Some(p) = b.entry.content.get("parameters").and_then(Value::as_array) {
+                declared.extend(p.iter().cloned());
+            }
+        }
+    }
+    let names: Vec<&str> = declared
+        .iter()
+        .filter_map(|p| p.get("name")?.as_str())
+        .collect();
+    let kept: serde_json::Map<String, Value> = all
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| names.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Value::Object(kept)
+}
+
+#[test]
+fn a_plan_shared_from_registration_equals_a_replayed_turn() {
+    let rs = registry();
+    let mut compared = 0;
+    for name in ["support-desk", "order-review"] {
+        let pack = fixture(name);
+        for agent in &pack.agents {
+            let first = request(json!({
+                "agent": {"id": agent.entry.id},
+                "parameters": all_parameters(&pack, &agent.entry),
+                "conversation": {"id": "c-1", "turn": 1}
+            }));
+            let plan = rs.prepare(&first).expect("fixture agent prepares");
+            // The slow path: the same run, resumed with the versions the plan journaled.
+            let mut resumed = first.clone();
+            resumed.pins = Some(runstart::run::TurnPins {
+                tool_versions: (*plan.tool_versions).clone(),
+                block_versions: (*plan.block_versions).clone(),
+                ..Default::default()
+            });
+            assert_eq!(rs.prepare(&resumed).expect("resumed turn"), plan);
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 6);
+}
+
+#[test]
+fn a_republished_block_version_reaches_the_next_run() {
+    let with_tone = |tone: &str| {
+        let mut doc = one_agent_pack("Tone: {{ settings[\"t.style\"].tone }}.");
+        doc["blocks"] = json!([{"id": "t.style", "version": "1.0.0", "kind": "settings",
+            "modulePath": "b.json", "content": {"values": {"tone": tone}}}]);
+        doc["agents"][0]["settings"] = json!([{"id": "t.style", "version": "^1.0.0"}]);
+        doc["agents"][0]["parameters"] = json!([]);
+        pack(doc)
+    };
+    let rs = tenant_with("acme", &with_tone("warm"));
+    let run = request(json!({"agent": {"id": "t.a"}}));
+    assert_eq!(rs.prepare(&run).expect("plan").instructions, "Tone: warm.");
+    // Only the block is published again (same version, new values); the agent is not.
+    let mut block_only = with_tone("dry");
+    block_only.agents.clear();
+    rs.register_pack("acme", &block_only).expect("registers");
+    assert_eq!(rs.prepare(&run).expect("plan").instructions, "Tone: dry.");
+}
+
+#[test]
+fn a_scalar_input_renders_as_itself() {
+    let mut doc = one_agent_pack("In: {{ input }} ({{ input | size }})");
+    doc["agents"][0]["parameters"] = json!([]);
+    let rs = tenant_with("acme", &pack(doc));
+    let plan = rs
+        .prepare(&request(json!({"agent": {"id": "t.a"}, "input": "hello"})))
+        .expect("plan");
+    assert_eq!(plan.instructions, "In: hello (5)");
+}
 /// Round `n`'s pack for `tenant`: tool `t.tool` 1.n.0 and agent `t.a` 1.n.0 pinned to it,
 /// whose instructions name the tenant (so a plan from another tenant's pack shows).
 fn tenant_round_pack(tenant: &str, n: u64) -> PackIndex {
@@ -542,7 +629,7 @@ fn several_tenants_written_at_once_never_show_half_a_write() {
                     i = i.wrapping_mul(31).wrapping_add(7);
                     let snapshot = rs.snapshot();
                     let t = tenant(i % WRITERS, (i / WRITERS) % TENANTS_EACH);
-                    let version = (i % 2 == 0).then_some((i as u64 / 6) % ROUNDS);
+                    let version = i.is_multiple_of(2).then_some((i as u64 / 6) % ROUNDS);
                     plans += usize::from(check_answer(&snapshot, &t, version));
                 }
                 plans
@@ -602,69 +689,4 @@ fn a_pack_shared_by_many_tenants_stays_per_tenant_under_writes() {
             _ => assert_eq!(rs.prepare(&req).expect("plan").instructions, "x #1.0.0"),
         }
     }
-}
-
-/// Parameters every fixture agent's template is satisfied with.
-fn all_parameters() -> Value {
-    json!({
-        "ticketId": "T-1", "customerName": "Dana", "orderId": "A-1", "orderNumber": "A-1",
-        "country": "DE", "company": "Acme"
-    })
-}
-
-#[test]
-fn a_plan_shared_from_registration_equals_a_replayed_turn() {
-    let rs = registry();
-    let mut compared = 0;
-    for name in ["support-desk", "order-review"] {
-        for agent in &fixture(name).agents {
-            let first = request(json!({
-                "agent": {"id": agent.entry.id},
-                "parameters": all_parameters(),
-                "conversation": {"id": "c-1", "turn": 1}
-            }));
-            let plan = rs.prepare(&first).expect("fixture agent prepares");
-            // The slow path: the same run, resumed with the versions the plan journaled.
-            let mut resumed = first.clone();
-            resumed.pins = Some(runstart::run::TurnPins {
-                tool_versions: (*plan.tool_versions).clone(),
-                block_versions: (*plan.block_versions).clone(),
-                ..Default::default()
-            });
-            assert_eq!(rs.prepare(&resumed).expect("resumed turn"), plan);
-            compared += 1;
-        }
-    }
-    assert_eq!(compared, 6);
-}
-
-#[test]
-fn a_republished_block_version_reaches_the_next_run() {
-    let with_tone = |tone: &str| {
-        let mut doc = one_agent_pack("Tone: {{ settings[\"t.style\"].tone }}.");
-        doc["blocks"] = json!([{"id": "t.style", "version": "1.0.0", "kind": "settings",
-            "modulePath": "b.json", "content": {"values": {"tone": tone}}}]);
-        doc["agents"][0]["settings"] = json!([{"id": "t.style", "version": "^1.0.0"}]);
-        doc["agents"][0]["parameters"] = json!([]);
-        pack(doc)
-    };
-    let rs = tenant_with("acme", &with_tone("warm"));
-    let run = request(json!({"agent": {"id": "t.a"}}));
-    assert_eq!(rs.prepare(&run).expect("plan").instructions, "Tone: warm.");
-    // Only the block is published again (same version, new values); the agent is not.
-    let mut block_only = with_tone("dry");
-    block_only.agents.clear();
-    rs.register_pack("acme", &block_only).expect("registers");
-    assert_eq!(rs.prepare(&run).expect("plan").instructions, "Tone: dry.");
-}
-
-#[test]
-fn a_scalar_input_renders_as_itself() {
-    let mut doc = one_agent_pack("In: {{ input }} ({{ input | size }})");
-    doc["agents"][0]["parameters"] = json!([]);
-    let rs = tenant_with("acme", &pack(doc));
-    let plan = rs
-        .prepare(&request(json!({"agent": {"id": "t.a"}, "input": "hello"})))
-        .expect("plan");
-    assert_eq!(plan.instructions, "In: hello (5)");
 }

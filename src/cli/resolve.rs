@@ -11,6 +11,18 @@ use std::path::PathBuf;
 /// The single tenant the CLI's catalog uses.
 const TENANT: &str = "cli";
 
+pub const HELP: &str = "\
+Examples:
+  runstart resolve fixtures/packs/order-review/index.json --tool shop.fraud.score --range '^3.0.0'
+  runstart resolve packs/*/index.json --agents --format json
+
+Ranges are npm semver 7 ranges; a prerelease is picked only when the range names one on the
+same major.minor.patch. A file that is not a usable pack index is refused with the issues
+`runstart validate` reports.
+
+Exit status: 0 every reference resolves, 1 a reference does not resolve or a file is not a
+usable pack index, 2 usage or I/O error.";
+
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["tool", "agents"])))]
 pub struct Args {
@@ -55,7 +67,10 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     let mut loaded = Vec::new();
     for path in &args.files {
         let file = path.display().to_string();
-        let index = load_index_file(path)?;
+        let index = match load_index_file(path)? {
+            Ok(index) => index,
+            Err(unusable) => return unusable.print(out, args.format),
+        };
         for tool in &index.tools {
             let version = tool.entry.version.as_deref().unwrap_or(&index.pack_version);
             let Some(v) = parse_version(version) else {
@@ -92,7 +107,18 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         catalog
             .resolve(TENANT, id, &range)
             .map(|hit| (hit.version.to_string(), hit.value.clone()))
-            .map_err(|e| (e.code().to_owned(), e.to_string()))
+            .map_err(|e| {
+                // Explain a bad range as `validate` does (what is wrong, and a range that
+                // works), not only that it is invalid.
+                let message = match runstart::range::Range::parse(range.text()) {
+                    Err(why) if e.code() == "invalid-version-range" => format!(
+                        "tool \"{id}\" has an invalid version range \"{}\": {why}",
+                        range.text()
+                    ),
+                    _ => e.to_string(),
+                };
+                (e.code().to_owned(), message)
+            })
     };
     let mut failures = 0usize;
     let mut rows = Vec::new();

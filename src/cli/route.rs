@@ -1,16 +1,32 @@
-//! `runstart route --input <file.json> | --jsonl [--explain]`
+//! `runstart route --input <file.json> | --jsonl [--explain] [--format human|json]`
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format};
+use super::jsonl::{self, DEFAULT_MAX_LINE_BYTES, line_error};
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, read_input};
 use runstart::route::{self, RouteInput};
-use serde_json::json;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
+
+pub const HELP: &str = "\
+Input: {capability, providers, tenantPolicy?, preferredProvider?, preferredModel?}; every
+object is closed (an unknown field is an error naming it, e.g.
+/tenantPolicy/deniedProviders: unknown field; expected one of ...).
+
+Examples:
+  runstart route --input route.json
+  runstart route --input route.json --explain --format json
+  cat inputs.jsonl | runstart route --jsonl
+
+Output: {\"ok\": {providerId, model, alternates, fallback, reason}} or {\"err\": {code:
+\"capability-unsatisfiable\", ...}}. --jsonl answers every line, blank ones too; a line that
+is not a route input is answered {\"error\": {\"code\", \"message\", \"line\"}}.
+
+Exit status: 0 routed, 1 unsatisfiable (any line), 2 usage or I/O error, or a line that is
+not a route input.";
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["input", "jsonl"])))]
 pub struct Args {
-    /// A JSON file holding one route input: {capability, providers, tenantPolicy?,
-    /// preferredProvider?, preferredModel?}.
+    /// A JSON file holding one route input.
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
     /// Read one route input per line on stdin; write one result per line.
@@ -19,9 +35,13 @@ pub struct Args {
     /// Print, for every (provider, model) tuple, which requirements it met or failed.
     #[arg(long)]
     explain: bool,
-    /// Output format of --explain (the route result itself is always JSON).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    /// Output format: `json` (the result object) or `human` (a line, or the --explain table).
+    /// Default: json for a result, human for --explain. --jsonl is always JSON.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Longest accepted --jsonl line, in bytes; a longer one is answered `line-too-long`.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES, requires = "jsonl")]
+    max_line_bytes: usize,
 }
 
 /// `{"ok": decision}` or `{"err": error}`, the shape of the conformance cases.
@@ -32,81 +52,102 @@ enum Outcome {
     Err(route::CapabilityUnsatisfiable),
 }
 
-fn result_json(input: &RouteInput) -> (Outcome, bool) {
+fn outcome(input: &RouteInput) -> (Outcome, bool) {
     match route::route(input) {
         Ok(d) => (Outcome::Ok(d), true),
         Err(e) => (Outcome::Err(e), false),
     }
 }
 
-fn parse(text: &str) -> Result<RouteInput, String> {
-    serde_json::from_str(text).map_err(|e| format!("invalid route input: {e}"))
-}
-
 pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     if args.jsonl {
-        return run_jsonl(out);
+        if args.format == Some(Format::Human) {
+            return Err(CliError::Usage(
+                "route --jsonl always answers JSON; drop --format human".into(),
+            ));
+        }
+        return run_jsonl(out, args.max_line_bytes);
     }
     let Some(path) = args.input else {
         return Err(CliError::Usage(
             "route: give --input <file> or --jsonl".into(),
         ));
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
-    let input = parse(&text).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+    let input: RouteInput = read_input(&path)?;
     if args.explain {
         let explanation = route::explain(&input);
         let routed = matches!(explanation.outcome, route::ExplainedOutcome::Ok(_));
-        match args.format {
+        match args.format.unwrap_or(Format::Human) {
             Format::Human => writeln!(out, "{explanation}")?,
-            Format::Json => {
-                serde_json::to_writer_pretty(&mut *out, &explanation).map_err(json_error)?;
-                writeln!(out)?;
-            }
+            Format::Json => super::write_json(out, &explanation)?,
         }
         return Ok(if routed { EXIT_CLEAN } else { EXIT_PROBLEMS });
     }
-    let (value, routed) = result_json(&input);
-    serde_json::to_writer_pretty(&mut *out, &value).map_err(json_error)?;
-    writeln!(out)?;
+    let (value, routed) = outcome(&input);
+    match (args.format.unwrap_or(Format::Json), &value) {
+        (Format::Json, _) => super::write_json(out, &value)?,
+        (Format::Human, Outcome::Ok(d)) => {
+            writeln!(out, "{}/{}: {}", d.provider, d.model, d.reason)?
+        }
+        (Format::Human, Outcome::Err(e)) => {
+            writeln!(
+                out,
+                "error[{}] {}",
+                e.code(),
+                route::CapabilityUnsatisfiable::MESSAGE
+            )?;
+            for r in &e.reasons {
+                writeln!(
+                    out,
+                    "  {}: {} rejected, satisfied by {}",
+                    r.requirement,
+                    r.rejecting_providers.len(),
+                    if r.satisfying_providers.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        r.satisfying_providers.join(", ")
+                    }
+                )?;
+            }
+        }
+    }
     Ok(if routed { EXIT_CLEAN } else { EXIT_PROBLEMS })
 }
 
-/// One result line per input line. A line that does not parse yields
-/// `{"error": {"code": "invalid-input", "message": …}}` and makes the exit status 2; an
+/// One result line per input line. A line that is blank, too long, not UTF-8 or not a route
+/// input is answered `{"error": {"code", "message", "line"}}` and makes the exit status 2; an
 /// unsatisfiable route makes it 1 (unless a worse status was already due).
-fn run_jsonl(out: &mut dyn Write) -> Result<u8, CliError> {
+fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError> {
     let stdin = std::io::stdin();
     let mut status = EXIT_CLEAN;
-    for line in stdin.lock().lines() {
-        let line = line.map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value = match parse(&line) {
+    let mut failure = None;
+    jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
+        let text = match text {
+            Ok(t) => t,
+            Err(problem) => {
+                status = EXIT_USAGE;
+                return problem.answer(line);
+            }
+        };
+        match runstart::input::from_str::<RouteInput>(text) {
             Ok(input) => {
-                let (outcome, routed) = result_json(&input);
+                let (result, routed) = outcome(&input);
                 if !routed && status == EXIT_CLEAN {
                     status = EXIT_PROBLEMS;
                 }
-                serde_json::to_value(outcome).map_err(|e| CliError::Usage(e.to_string()))?
+                serde_json::to_value(result).unwrap_or_else(|e| {
+                    failure = Some(e.to_string());
+                    serde_json::Value::Null
+                })
             }
-            Err(message) => {
+            Err(e) => {
                 status = EXIT_USAGE;
-                json!({ "error": { "code": "invalid-input", "message": message } })
+                line_error("invalid-input", format!("line {line}: {e}"), line)
             }
-        };
-        serde_json::to_writer(&mut *out, &value).map_err(json_error)?;
-        writeln!(out)?;
+        }
+    })?;
+    if let Some(e) = failure {
+        return Err(CliError::Usage(e));
     }
     Ok(status)
-}
-
-/// A closed stdout while writing JSON is a broken pipe (exit 0), not a usage error.
-fn json_error(e: serde_json::Error) -> CliError {
-    match e.io_error_kind() {
-        Some(std::io::ErrorKind::BrokenPipe) => CliError::BrokenPipe,
-        _ => CliError::Usage(e.to_string()),
-    }
 }

@@ -1,10 +1,24 @@
 //! `runstart template <file>` and `runstart template --jsonl`.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE};
+use super::jsonl::{self, DEFAULT_MAX_LINE_BYTES, line_error};
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, write_json};
 use runstart::template::{AllowedVariables, CompiledTemplate, InputPolicy, Segment};
 use serde_json::{Value, json};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
+
+pub const HELP: &str = "\
+Examples:
+  runstart template prompt.liquid --param ticketId --settings acme.reply
+  runstart template prompt.liquid --format json
+  printf '%s\\n' '\"Hi {{ name }}\"' | runstart template --jsonl
+
+--jsonl reads one JSON string (a template) per line and answers every line, blank ones too:
+{\"parseError\": string|null, \"globals\": [[...]]}, or {\"error\": {\"code\", \"message\",
+\"line\"}} for a line that is not a JSON string, not UTF-8 or too long.
+
+Exit status: 0 clean, 1 a template does not parse or has errors, 2 usage or I/O error, or a
+--jsonl line that is not a JSON string.";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -24,6 +38,12 @@ pub struct Args {
     /// The template belongs to a flow agent step, so `input.*` may be read.
     #[arg(long)]
     flow: bool,
+    /// Output format of the file report (--jsonl is always JSON).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Longest accepted --jsonl line, in bytes; a longer one is answered `line-too-long`.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES, requires = "jsonl")]
+    max_line_bytes: usize,
 }
 
 fn segments_json(segs: &[Segment]) -> Value {
@@ -50,12 +70,15 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         // `route --jsonl` does: 1 when a template does not parse, 2 when a line is not input.
         let stdin = std::io::stdin();
         let mut status = EXIT_CLEAN;
-        for (i, line) in stdin.lock().lines().enumerate() {
-            let line = line?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let reply = match serde_json::from_str::<Value>(&line) {
+        jsonl::for_each_line(&mut stdin.lock(), out, args.max_line_bytes, |line, text| {
+            let text = match text {
+                Ok(t) => t,
+                Err(problem) => {
+                    status = EXIT_USAGE;
+                    return problem.answer(line);
+                }
+            };
+            match serde_json::from_str::<Value>(text) {
                 Ok(Value::String(t)) => {
                     let reply = answer(&t);
                     if !reply["parseError"].is_null() {
@@ -65,11 +88,16 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
                 }
                 _ => {
                     status = EXIT_USAGE;
-                    json!({"error": format!("line {} is not a JSON string", i + 1)})
+                    line_error(
+                        "invalid-input",
+                        format!(
+                            "line {line} is not a JSON string; send each template as one JSON string, like \"Hi {{{{ name }}}}\""
+                        ),
+                        line,
+                    )
                 }
-            };
-            writeln!(out, "{reply}")?;
-        }
+            }
+        })?;
         return Ok(status);
     }
     let Some(path) = args.file else {
@@ -82,6 +110,15 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         Ok(t) => t,
         Err(e) => {
             let (l, c) = runstart::template::line_col(&text, e.offset());
+            if args.format == Format::Json {
+                write_json(
+                    out,
+                    &json!({"file": name.to_string(), "globals": null, "issues": [{
+                        "severity": "error", "code": "template-parse", "line": l, "column": c,
+                        "message": e.message()}]}),
+                )?;
+                return Ok(EXIT_PROBLEMS);
+            }
             writeln!(
                 out,
                 "{name}:{l}:{c}: error[template-parse]: {}",
@@ -90,8 +127,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             return Ok(EXIT_PROBLEMS);
         }
     };
-    writeln!(out, "globals:")?;
-    for g in t
+    let globals = t
         .global_reads()
         .iter()
         .fold(Vec::new(), |mut acc: Vec<String>, g| {
@@ -100,10 +136,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
                 acc.push(s);
             }
             acc
-        })
-    {
-        writeln!(out, "  {g}")?;
-    }
+        });
     let allowed = AllowedVariables::new()
         .with_params(args.params)
         .with_settings(args.settings)
@@ -113,6 +146,31 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             InputPolicy::Warn
         });
     let issues = t.check(&allowed);
+    if args.format == Format::Json {
+        let errors = issues.iter().filter(|i| !i.kind().is_warning()).count();
+        let list: Vec<Value> = issues
+            .iter()
+            .map(|i| {
+                json!({
+                    "severity": if i.kind().is_warning() { "warning" } else { "error" },
+                    "code": i.code(), "line": i.line(), "column": i.col(), "message": i.message(),
+                })
+            })
+            .collect();
+        write_json(
+            out,
+            &json!({"file": name.to_string(), "globals": globals, "issues": list}),
+        )?;
+        return Ok(if errors > 0 {
+            EXIT_PROBLEMS
+        } else {
+            EXIT_CLEAN
+        });
+    }
+    writeln!(out, "globals:")?;
+    for g in &globals {
+        writeln!(out, "  {g}")?;
+    }
     let mut errors = 0;
     for i in &issues {
         let level = if i.kind().is_warning() {

@@ -1,6 +1,7 @@
 //! `runstart validate <index.json>...`: validate pack indexes, print every issue.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, write_json};
+use super::sarif::{self, FileIssues};
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, write_json};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use runstart::diagnostics::{Issue, Report, render};
@@ -10,29 +11,70 @@ use std::io::IsTerminal;
 use std::io::Write;
 use std::path::PathBuf;
 
+/// The most worker threads `--threads` takes. Validation is CPU-bound, so more threads than
+/// cores only cost memory (each has its own stack and allocator heap); the cap keeps a typo
+/// such as `--threads 100000` from starting thousands of threads.
+pub const MAX_THREADS: usize = 256;
+
+pub const HELP: &str = "\
+Examples:
+  runstart validate fixtures/packs/support-desk/index.json
+  runstart validate packs/*/index.json --format json
+  runstart validate packs/*/index.json --format sarif > runstart.sarif
+  runstart validate packs/*/index.json --format github   # annotations in a GitHub workflow
+
+Issues are ordered by JSON Pointer (whole-file issues, pointer \"\", first), then code. A file
+that cannot be read is reported as an `io-error` issue of that file.
+
+Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage error or a file that
+cannot be read.";
+
+/// How `validate` prints its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum ValidateFormat {
+    /// One line per issue: `file:line:col: severity[code] pointer: message`.
+    #[default]
+    Human,
+    /// An array of `{file, errors, warnings, issues}`.
+    Json,
+    /// A SARIF 2.1.0 log (GitHub code scanning, other SARIF viewers).
+    Sarif,
+    /// GitHub Actions workflow commands (`::error file=…,line=…,col=…::…`).
+    Github,
+}
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Pack index files (index.json) to validate.
     #[arg(required = true, value_name = "INDEX")]
     files: Vec<PathBuf>,
-    /// Output format: one line per issue, or a JSON report.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ValidateFormat::Human)]
+    format: ValidateFormat,
     /// Do not warn when a file is not in canonical form.
     #[arg(long)]
     no_canonical_check: bool,
-    /// Worker threads (default: one per core). The report is the same for any count.
-    #[arg(long, value_name = "N")]
+    /// Worker threads, 1 to 256 (default: one per core). The report is the same for any count.
+    #[arg(long, value_name = "N", value_parser = threads)]
     threads: Option<usize>,
     /// No progress bar and no summary line on stderr.
     #[arg(long, short)]
     quiet: bool,
 }
 
+fn threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "give a number of worker threads from 1 to {MAX_THREADS}, or leave --threads out for one per core"
+        )),
+    }
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FileReport<'a> {
-    file: String,
+    file: &'a str,
     errors: usize,
     warnings: usize,
     issues: &'a [Issue],
@@ -47,7 +89,14 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     print_reports(&args, results, out)
 }
 
-type FileResult = (String, std::io::Result<(Vec<u8>, Report)>);
+/// One file's outcome: its bytes (empty when unreadable), its report, and whether it could
+/// be read.
+struct FileResult {
+    name: String,
+    bytes: Vec<u8>,
+    report: Report,
+    readable: bool,
+}
 
 fn validate_files(args: &Args) -> Vec<FileResult> {
     let options = ValidateOptions::new().should_check_canonical_form(!args.no_canonical_check);
@@ -69,13 +118,33 @@ fn validate_files(args: &Args) -> Vec<FileResult> {
         .par_iter()
         .map(|path| {
             let name = path.display().to_string();
-            let result =
-                super::read_capped(path, options.limits().max_index_bytes()).map(|bytes| {
+            let result = match super::read_capped(path, options.limits().max_index_bytes()) {
+                Ok(bytes) => {
                     let report = validate_index(&bytes, &options);
-                    (bytes, report)
-                });
+                    FileResult {
+                        name,
+                        bytes,
+                        report,
+                        readable: true,
+                    }
+                }
+                Err(e) => {
+                    let mut report = Report::new();
+                    report.push(Issue::error(
+                        "io-error",
+                        "",
+                        format!("cannot read {name}: {e}; check the path and its permissions"),
+                    ));
+                    FileResult {
+                        name,
+                        bytes: Vec::new(),
+                        report,
+                        readable: false,
+                    }
+                }
+            };
             progress.inc(1);
-            (name, result)
+            result
         })
         .collect();
     progress.finish_and_clear();
@@ -87,52 +156,52 @@ fn print_reports(
     results: Vec<FileResult>,
     out: &mut dyn Write,
 ) -> Result<u8, CliError> {
-    let mut any_errors = false;
-    let mut io_failed = false;
-    let mut json_reports = Vec::new();
-    let mut reports = Vec::with_capacity(results.len());
-    for (name, result) in results {
-        match result {
-            Ok((bytes, report)) => {
-                any_errors |= report.has_errors();
-                reports.push((name, bytes, report));
-            }
-            Err(e) => {
-                io_failed = true;
-                let _ = writeln!(std::io::stderr(), "runstart: cannot read {name}: {e}");
-            }
-        }
-    }
-    for (name, bytes, report) in &reports {
-        match args.format {
-            Format::Human => {
-                let text = std::str::from_utf8(bytes).ok();
-                out.write_all(render::human(name, text, report).as_bytes())?;
-            }
-            Format::Json => json_reports.push(FileReport {
-                file: name.clone(),
-                errors: report.error_count(),
-                warnings: report.warning_count(),
-                issues: report.issues(),
-            }),
-        }
-    }
+    let any_errors = results.iter().any(|r| r.report.has_errors());
+    let io_failed = results.iter().any(|r| !r.readable);
+    let texts: Vec<Option<&str>> = results
+        .iter()
+        .map(|r| std::str::from_utf8(&r.bytes).ok().filter(|_| r.readable))
+        .collect();
+    let files: Vec<FileIssues<'_>> = results
+        .iter()
+        .zip(&texts)
+        .map(|(r, text)| FileIssues {
+            file: &r.name,
+            text: *text,
+            issues: r.report.issues(),
+        })
+        .collect();
     match args.format {
-        Format::Json => {
-            write_json(out, &json_reports)?;
+        ValidateFormat::Human => {
+            for (r, text) in results.iter().zip(&texts) {
+                out.write_all(render::human(&r.name, *text, &r.report).as_bytes())?;
+            }
+            if !args.quiet {
+                let (errors, warnings) = results.iter().fold((0, 0), |(e, w), r| {
+                    (e + r.report.error_count(), w + r.report.warning_count())
+                });
+                writeln!(
+                    std::io::stderr(),
+                    "{} file(s): {errors} error(s), {warnings} warning(s)",
+                    results.len()
+                )
+                .ok();
+            }
         }
-        Format::Human if !args.quiet => {
-            let (errors, warnings) = reports.iter().fold((0, 0), |(e, w), (_, _, r)| {
-                (e + r.error_count(), w + r.warning_count())
-            });
-            writeln!(
-                std::io::stderr(),
-                "{} file(s): {errors} error(s), {warnings} warning(s)",
-                reports.len()
-            )
-            .ok();
+        ValidateFormat::Json => {
+            let reports: Vec<FileReport<'_>> = results
+                .iter()
+                .map(|r| FileReport {
+                    file: &r.name,
+                    errors: r.report.error_count(),
+                    warnings: r.report.warning_count(),
+                    issues: r.report.issues(),
+                })
+                .collect();
+            write_json(out, &reports)?;
         }
-        Format::Human => {}
+        ValidateFormat::Sarif => write_json(out, &sarif::log(&files))?,
+        ValidateFormat::Github => out.write_all(sarif::github(&files).as_bytes())?,
     }
     Ok(if io_failed {
         EXIT_USAGE

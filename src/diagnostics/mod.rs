@@ -185,6 +185,31 @@ impl Issue {
     }
 }
 
+/// `severity[code] pointer: message`, one line, the root pointer written `""`:
+///
+/// ```
+/// use runstart::diagnostics::Issue;
+///
+/// let issue = Issue::error("envelope-version", "/v", "Index envelope v2 is not v1");
+/// assert_eq!(issue.to_string(), "error[envelope-version] /v: Index envelope v2 is not v1");
+/// let whole = Issue::warning("non-canonical-index", "", "the file is not in canonical form");
+/// assert_eq!(whole.to_string(), "warning[non-canonical-index] \"\": the file is not in canonical form");
+/// ```
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pointer = if self.instance_path.is_empty() {
+            "\"\""
+        } else {
+            &self.instance_path
+        };
+        write!(
+            f,
+            "{}[{}] {pointer}: {}",
+            self.severity, self.code, self.message
+        )
+    }
+}
+
 /// Every issue found in one document.
 ///
 /// Issues are kept in a deterministic order once [`Report::sort`] (or [`Report::finish`]) ran:

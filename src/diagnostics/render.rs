@@ -65,7 +65,8 @@ fn line(out: &mut String, file: &str, spans: Option<&(SpanMap, LineIndex<'_>)>, 
     }
     let _ = write!(out, ": {}[{}] ", issue.severity(), sanitize(issue.code()));
     if issue.instance_path().is_empty() {
-        out.push('/');
+        // The root pointer is "" in every output, as RFC 6901 writes it ("/" is the key "").
+        out.push_str("\"\"");
     } else {
         out.push_str(&sanitize(issue.instance_path()));
     }
@@ -107,7 +108,7 @@ mod tests {
         assert_eq!(
             human("index.json", Some(text), &r),
             "index.json:3:12: error[type] /agents/0/id: must be string\n\
-             index.json:1:1: warning[non-canonical-index] /: keys\\nnot sorted\n"
+             index.json:1:1: warning[non-canonical-index] \"\": keys\\nnot sorted\n"
         );
     }
 
@@ -121,10 +122,10 @@ mod tests {
         );
         assert_eq!(
             human("x.json", None, &r),
-            "x.json:7:3: error[json-syntax] /: EOF while parsing\n"
+            "x.json:7:3: error[json-syntax] \"\": EOF while parsing\n"
         );
         let mut r = Report::new();
         r.push(Issue::error("io", "", "gone"));
-        assert_eq!(human("x.json", None, &r), "x.json: error[io] /: gone\n");
+        assert_eq!(human("x.json", None, &r), "x.json: error[io] \"\": gone\n");
     }
 }

@@ -50,7 +50,9 @@
 //! # Differences from node-semver
 //!
 //! - Loose mode (`{loose: true}`) is not implemented; its fixture rows are skipped.
-//! - Ranges longer than [`MAX_RANGE_LENGTH`] (1024) bytes are refused; node-semver has no cap.
+//! - Ranges longer than [`MAX_RANGE_LENGTH`] (1024) bytes once whitespace runs are collapsed
+//!   (and the ends trimmed), as npm reads them, are refused; node-semver has no cap. Padding
+//!   of any length is accepted, in linear time.
 //! - Numeric prerelease identifiers of 2⁵³ and more compare exactly here; node-semver compares
 //!   them as JavaScript numbers, so it rounds them.
 //! - node-semver 7.8 replaced some regexes; where its source was not at hand, its fixtures and
@@ -383,7 +385,7 @@ pub fn parse_version(text: &str) -> Option<Version> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum RangeErrorKind {
-    /// The range is longer than [`MAX_RANGE_LENGTH`] bytes.
+    /// The range is longer than [`MAX_RANGE_LENGTH`] bytes with whitespace runs collapsed.
     TooLong,
     /// A character no range can hold (non-ASCII, not whitespace).
     InvalidCharacter,
@@ -455,7 +457,7 @@ impl fmt::Display for RangeError {
         match self.kind {
             RangeErrorKind::TooLong => write!(
                 f,
-                "range is {} bytes long; ranges are limited to {MAX_RANGE_LENGTH} bytes",
+                "range is {} bytes long (with each run of whitespace counted once); ranges are limited to {MAX_RANGE_LENGTH} bytes",
                 self.text
             ),
             RangeErrorKind::InvalidCharacter => write!(
@@ -566,12 +568,17 @@ impl Range {
     /// # Ok::<(), runstart::range::RangeError>(())
     /// ```
     pub fn parse_with(text: &str, options: RangeOptions) -> Result<Range, RangeError> {
+        // npm collapses whitespace runs before reading a range, so padding is not length: the
+        // cap applies to the collapsed text (one linear scan, only for long inputs).
         if text.len() > MAX_RANGE_LENGTH {
-            return Err(RangeError::new(
-                RangeErrorKind::TooLong,
-                MAX_RANGE_LENGTH,
-                text.len().to_string(),
-            ));
+            let collapsed = parse::collapsed_len(text);
+            if collapsed > MAX_RANGE_LENGTH {
+                return Err(RangeError::new(
+                    RangeErrorKind::TooLong,
+                    MAX_RANGE_LENGTH,
+                    collapsed.to_string(),
+                ));
+            }
         }
         let (comparators, ends) = parse::parse(text, options.include_prerelease)?;
         let packable = comparators

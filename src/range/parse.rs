@@ -31,6 +31,22 @@ pub(super) fn is_js_space(c: char) -> bool {
     )
 }
 
+/// The length in bytes of `input` trimmed and with every run of JavaScript whitespace
+/// collapsed to one space: what [`normalize`] would produce. Linear, allocates nothing.
+pub(super) fn collapsed_len(input: &str) -> usize {
+    let mut len = 0;
+    let mut pending_space = false;
+    for c in input.chars() {
+        if is_js_space(c) {
+            pending_space = len > 0;
+            continue;
+        }
+        len += usize::from(pending_space) + c.len_utf8();
+        pending_space = false;
+    }
+    len
+}
+
 /// Trims JavaScript whitespace and collapses every run of it to one ASCII space (node-semver's
 /// first step). Any other non-ASCII character is refused here: no later stage can remove one,
 /// so node-semver would refuse the range too.

@@ -31,6 +31,7 @@ impl RequirementOutcome {
 #[serde(rename_all = "camelCase")]
 pub struct TupleExplanation {
     /// Provider id.
+    #[serde(rename = "providerId")]
     pub provider: String,
     /// Model name.
     pub model: String,

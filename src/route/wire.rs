@@ -133,6 +133,7 @@ impl fmt::Display for UpperBoundOp {
 
 /// `{ op, value }` of a `contextWindow` need; `value` in tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ContextWindowBound {
     /// How the model's context window compares to `value`.
     pub op: ComparisonOp,
@@ -143,6 +144,7 @@ pub struct ContextWindowBound {
 
 /// `{ op, usd }` of a `costPerCall` need: compared to the model's prompt price per 1k tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CostBound {
     /// How the prompt price compares to `usd`.
     pub op: ComparisonOp,
@@ -153,6 +155,7 @@ pub struct CostBound {
 
 /// `{ op, value }` of a `p95LatencyMs` need; `value` in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LatencyBound {
     /// `<=` or `<`.
     pub op: UpperBoundOp,
@@ -165,6 +168,7 @@ pub struct LatencyBound {
 ///
 /// An absent `allow` allows everything; a present one (even `[]`) allows only its entries.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AllowDeny {
     /// Only these pass, when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,10 +180,12 @@ pub struct AllowDeny {
 
 /// One hard constraint of a capability (spec §1.4).
 ///
-/// The JSON shape is discriminated by **key presence**, in this order: `feature`,
-/// `contextWindow`, `costPerCall`, `region`, `p95LatencyMs`, `providers`, `models`; the first
-/// present (non-null) key wins and other keys are ignored. An object with none of them parses as
-/// [`Requirement::Unknown`], which rejects every tuple, as upstream does.
+/// The JSON shape is one object with exactly one of the keys `feature`, `contextWindow`,
+/// `costPerCall`, `region`, `p95LatencyMs`, `providers`, `models` (a `null` value counts as
+/// absent). Any other key, two keys, or none is an input error: upstream's router picks the
+/// first key present and rejects every tuple for a need with none ("unknown requirement
+/// shape"), which turns a typo into an unsatisfiable route; runstart is stricter and says which
+/// key is wrong. [`Requirement::Unknown`] is never produced by parsing.
 ///
 /// # Examples
 ///
@@ -207,7 +213,8 @@ pub enum Requirement {
     Providers(AllowDeny),
     /// `{ models: { allow?, deny? } }` on the model name.
     Models(AllowDeny),
-    /// None of the seven keys: the raw object, kept for round-tripping.
+    /// None of the seven keys. Parsing refuses such a need; this variant exists for callers
+    /// that build requirements in code, and rejects every tuple, as upstream does.
     Unknown(Map<String, Value>),
 }
 
@@ -223,29 +230,58 @@ const REQUIREMENT_KEYS: [&str; 7] = [
 ];
 
 impl<'de> Deserialize<'de> for Requirement {
+    /// Reads a need with exactly one of the seven keys (the capability schema's `oneOf`,
+    /// router.md §1.10). Upstream's router would ignore a misspelt key and reject every tuple
+    /// with "unknown requirement shape"; runstart refuses the input instead, naming the key, so
+    /// `{"feture": "tool-use"}` is an input error rather than an unsatisfiable route. A `null`
+    /// value counts as absent (spec §6.6).
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map = Map::<String, Value>::deserialize(d)?;
-        let Some((key, value)) = REQUIREMENT_KEYS
-            .iter()
-            .find_map(|k| map.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
-        else {
-            return Ok(Requirement::Unknown(map));
-        };
-        fn payload<T: serde::de::DeserializeOwned, E: serde::de::Error>(
-            key: &str,
-            v: &Value,
-        ) -> Result<T, E> {
-            T::deserialize(v).map_err(|e| E::custom(format_args!("requirement `{key}`: {e}")))
+        d.deserialize_map(RequirementVisitor)
+    }
+}
+
+struct RequirementVisitor;
+
+impl<'de> serde::de::Visitor<'de> for RequirementVisitor {
+    type Value = Requirement;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a need object with one of the keys feature, contextWindow, costPerCall, region, p95LatencyMs, providers, models")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Requirement, A::Error> {
+        let mut found: Option<(&'static str, Requirement)> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            let Some(&known) = REQUIREMENT_KEYS.iter().find(|k| **k == key) else {
+                return Err(A::Error::unknown_field(&key, &REQUIREMENT_KEYS));
+            };
+            let parsed = match known {
+                "feature" => map
+                    .next_value::<Option<String>>()?
+                    .map(Requirement::Feature),
+                "contextWindow" => map
+                    .next_value::<Option<_>>()?
+                    .map(Requirement::ContextWindow),
+                "costPerCall" => map.next_value::<Option<_>>()?.map(Requirement::CostPerCall),
+                "region" => map.next_value::<Option<String>>()?.map(Requirement::Region),
+                "p95LatencyMs" => map
+                    .next_value::<Option<_>>()?
+                    .map(Requirement::P95LatencyMs),
+                "providers" => map.next_value::<Option<_>>()?.map(Requirement::Providers),
+                _ => map.next_value::<Option<_>>()?.map(Requirement::Models),
+            };
+            let Some(parsed) = parsed else { continue };
+            if let Some((first, _)) = found {
+                return Err(A::Error::custom(format_args!(
+                    "a need has exactly one key, but this one has both `{first}` and `{known}`; split it into two needs"
+                )));
+            }
+            found = Some((known, parsed));
         }
-        Ok(match key {
-            "feature" => Requirement::Feature(payload(key, value)?),
-            "contextWindow" => Requirement::ContextWindow(payload(key, value)?),
-            "costPerCall" => Requirement::CostPerCall(payload(key, value)?),
-            "region" => Requirement::Region(payload(key, value)?),
-            "p95LatencyMs" => Requirement::P95LatencyMs(payload(key, value)?),
-            "providers" => Requirement::Providers(payload(key, value)?),
-            "models" => Requirement::Models(payload(key, value)?),
-            _ => return Err(D::Error::custom("unreachable requirement key")),
+        found.map(|(_, r)| r).ok_or_else(|| {
+            A::Error::custom(
+                "a need names one of `feature`, `contextWindow`, `costPerCall`, `region`, `p95LatencyMs`, `providers`, `models`; this one names none",
+            )
         })
     }
 }
@@ -274,6 +310,7 @@ impl Serialize for Requirement {
 /// A soft preference: adds `weight` to a tuple's score when the model's features or the
 /// provider's attributes contain `feature` (spec §2.8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Preference {
     /// A feature name or a provider attribute (`lower-cost`, `local`, …).
     pub feature: String,
@@ -284,7 +321,7 @@ pub struct Preference {
 
 /// Declarative budget carried with a capability; nothing enforces it (spec §1.4).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Budget {
     /// US dollars.
     #[serde(
@@ -314,6 +351,7 @@ pub struct Budget {
 /// Routing accepts any capability that parses (even `needs: []`); the stricter schema rules
 /// are checked by [`crate::route::validate_capability`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Capability {
     /// Requested kind; absent means [`DEFAULT_CAPABILITY_KIND`]. An empty string stays empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -352,6 +390,7 @@ pub struct ModelCost {
 
 /// When a model thinks and its lowest setting (newest upstream only; ignored by routing).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModelThinking {
     /// `adaptive` or `always`.
     pub mode: ThinkingMode,
@@ -371,7 +410,7 @@ pub enum ThinkingMode {
 
 /// One model a provider exposes (spec §1.2).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelInfo {
     /// Vendor model id, unique within the provider.
     pub name: String,
@@ -409,7 +448,7 @@ pub struct ModelInfo {
 
 /// One provider connection (spec §1.3).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProviderMetadata {
     /// Provider id, unique per tenant.
     pub id: String,
@@ -464,7 +503,7 @@ fn only_true<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 
 /// The routing policy of one tenant (policy kind `model-routing`, spec §1.5).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TenantPolicy {
     /// Copied into the error's `tenantId`; not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -498,7 +537,7 @@ pub struct TenantPolicy {
 /// What [`crate::route::route`] reads (spec §1.6): the capability, the tenant's provider slice
 /// in registry order, and the optional policy and hints.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RouteInput {
     /// What is asked for.
     pub capability: Capability,
@@ -517,11 +556,14 @@ pub struct RouteInput {
 
 /// The router's answer (spec §1.6), with providers and models named by id and name.
 ///
-/// Serializes as `{provider, model, alternates: [[providerId, modelName]…], fallback, reason}`,
-/// the shape of the conformance cases.
+/// Serializes as `{providerId, model, alternates: [[providerId, modelName]…], fallback,
+/// reason}`: the conformance cases' shape, with the provider id named `providerId` as
+/// upstream's journal, rejection reasons and a plan's route name it (the cases write
+/// `provider`, which is also read).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoutingDecision {
     /// Picked provider id.
+    #[serde(rename = "providerId", alias = "provider")]
     pub provider: String,
     /// Picked model name.
     pub model: String,

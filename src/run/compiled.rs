@@ -253,6 +253,9 @@ pub(crate) fn parameters_of(list: Option<&Vec<Value>>) -> Vec<PromptParameter> {
             if let Some(d) = p.get("default") {
                 param = param.with_default(d.clone());
             }
+            if let Some(t) = p.get("type").and_then(Value::as_str) {
+                param = param.with_type(t);
+            }
             Some(param)
         })
         .collect()
@@ -647,15 +650,16 @@ impl PackState {
         });
         let mut capabilities = Vec::new();
         for (k, c) in agent.capabilities.iter().enumerate() {
-            match serde_json::from_value::<Capability>(c.clone()) {
+            // Closed like every routing input: a misspelt field is named at its pointer.
+            match crate::input::from_value::<Capability>(c.clone()) {
                 Ok(capability) => capabilities.push(CompiledCapability {
                     kind: Arc::from(capability.kind_or_default()),
                     capability,
                 }),
                 Err(e) => issues.push(Issue::error(
                     "invalid-capability",
-                    format!("{base}/capabilities/{k}"),
-                    format!("not a capability declaration: {e}"),
+                    format!("{base}/capabilities/{k}{}", e.pointer()),
+                    format!("not a capability declaration: {}", e.message()),
                 )),
             }
         }

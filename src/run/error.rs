@@ -77,6 +77,19 @@ pub enum RunStartError {
         /// What went wrong.
         message: String,
     },
+    /// The request itself is wrong: `now` is not an instant as `toISOString` writes it, a
+    /// parameter is not declared, or its value does not have the declared type. Upstream
+    /// checks none of these; runstart refuses the request rather than render a wrong prompt.
+    InvalidRequest {
+        /// What went wrong and what would fix it.
+        message: String,
+        /// JSON Pointer into the request (`/now`, `/parameters/maxWords`).
+        #[serde(rename = "instancePath")]
+        instance_path: String,
+        /// The parameter concerned, if any.
+        #[serde(rename = "parameterName", skip_serializing_if = "Option::is_none")]
+        parameter_name: Option<String>,
+    },
 }
 
 impl RunStartError {
@@ -91,6 +104,7 @@ impl RunStartError {
             RunStartError::CapabilityRoutingFailed { .. } => "capability-routing-failed",
             RunStartError::MissingParameter { .. } => "missing-parameter",
             RunStartError::RenderFailure { .. } => "render-failure",
+            RunStartError::InvalidRequest { .. } => "invalid-request",
         }
     }
 
@@ -104,7 +118,8 @@ impl RunStartError {
             | RunStartError::BlockUnresolvable { message, .. }
             | RunStartError::CapabilityRoutingFailed { message, .. }
             | RunStartError::MissingParameter { message, .. }
-            | RunStartError::RenderFailure { message } => message,
+            | RunStartError::RenderFailure { message }
+            | RunStartError::InvalidRequest { message, .. } => message,
         }
     }
 }

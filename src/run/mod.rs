@@ -38,10 +38,12 @@
 mod cache;
 mod compiled;
 mod error;
+mod instant;
 mod prepare;
 mod wire;
 
 pub use error::RunStartError;
+pub use instant::{format_iso_instant, is_iso_instant, iso_now};
 pub use wire::{
     AgentSelector, Conversation, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins,
 };
@@ -75,7 +77,7 @@ pub enum RegisterError {
     /// The pack has problems that would fail its runs: unpinnable tool or block references,
     /// templates that do not parse, capabilities that are not declarations. Paths are JSON
     /// Pointers into the pack index.
-    #[error("the pack cannot be registered ({} issue(s)): {}", .0.len(), .0.first().map(|i| i.message()).unwrap_or(""))]
+    #[error("the pack cannot be registered ({} issue(s)):{}", .0.len(), .0.iter().map(|i| format!("\n  {i}")).collect::<String>())]
     Pack(Vec<Issue>),
     /// The provider was refused by the registry (router.md §4.1).
     #[error(transparent)]

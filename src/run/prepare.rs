@@ -43,6 +43,16 @@ impl Snapshot {
     /// The first failing step's [`RunStartError`], with upstream's code and message.
     pub fn prepare(&self, request: &RunRequest) -> Result<RunPlan, RunStartError> {
         let agent_id = request.agent.id.as_str();
+        if !super::is_iso_instant(&request.now) {
+            return Err(RunStartError::InvalidRequest {
+                message: format!(
+                    "now {:?} is not an instant as toISOString writes it, like 2026-09-17T15:30:00.000Z (UTC, with a real date); runstart::run::iso_now() gives the current one",
+                    request.now
+                ),
+                instance_path: "/now".to_owned(),
+                parameter_name: None,
+            });
+        }
         let Some(state) = self.tenants.get(&request.tenant_id) else {
             return Err(RunStartError::AgentNotFound {
                 message: format!(
@@ -566,6 +576,7 @@ fn render(
                 });
             }
         };
+    check_parameters(agent, params, &request.parameters)?;
     let conversation = request
         .conversation
         .as_ref()
@@ -587,6 +598,76 @@ fn render(
                 parameter_name: other.parameter_name().map(str::to_owned),
                 message: other.to_string(),
             },
+        })
+}
+
+/// Every supplied parameter must be declared and have its declared type (agents.md §2:
+/// `string`, `number`, `boolean`, `date`). Upstream keeps undeclared values and renders
+/// whatever it is given, so `maxWords=lots` would read "at most lots words"; runstart refuses
+/// the request and names the nearest declared parameter for a typo.
+fn check_parameters(
+    agent: &CompiledAgent,
+    params: &[PromptParameter],
+    supplied: &Map<String, Value>,
+) -> Result<(), RunStartError> {
+    for (name, value) in supplied {
+        let invalid = |message: String| RunStartError::InvalidRequest {
+            message,
+            instance_path: format!("/parameters/{}", name.replace('~', "~0").replace('/', "~1")),
+            parameter_name: Some(name.clone()),
+        };
+        let Some(param) = params.iter().find(|p| p.name() == name) else {
+            let declared: Vec<&str> = params.iter().map(PromptParameter::name).collect();
+            let message = if declared.is_empty() {
+                format!(
+                    "agent \"{}\" declares no parameters; remove \"{name}\"",
+                    agent.id
+                )
+            } else {
+                let hint = crate::input::nearest(name, declared.iter().copied())
+                    .map(|n| format!("did you mean \"{n}\"? "))
+                    .unwrap_or_default();
+                format!(
+                    "agent \"{}\" declares no parameter \"{name}\"; {hint}(declared: {})",
+                    agent.id,
+                    declared.join(", ")
+                )
+            };
+            return Err(invalid(message));
+        };
+        let Some(ty) = param.type_name() else {
+            continue;
+        };
+        let fits = match ty {
+            "string" => value.is_string(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            "date" => value.as_str().is_some_and(is_date),
+            _ => true,
+        };
+        if !fits {
+            let example = match ty {
+                "string" => "a JSON string",
+                "number" => "a JSON number, like 80",
+                "boolean" => "true or false",
+                _ => "an ISO 8601 date string, like \"2026-09-17\"",
+            };
+            return Err(invalid(format!(
+                "parameter \"{name}\" is declared as {ty}, but the value is {value}; give {example}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `YYYY-MM-DD` at the start (a date or a full instant), as the deploy-time default check
+/// reads a `date` parameter.
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 10
+        && b.iter().take(10).enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
         })
 }
 

@@ -54,7 +54,8 @@ pub struct RunRequest {
     pub tenant_id: String,
     /// The agent to run.
     pub agent: AgentSelector,
-    /// Caller-supplied prompt parameters (undeclared ones are kept, as upstream does).
+    /// Caller-supplied prompt parameters. Each must be declared by the agent (or its prompt
+    /// block) and have the declared type; upstream keeps undeclared ones, runstart refuses them.
     #[serde(default)]
     pub parameters: Map<String, Value>,
     /// Structured input (flow agent steps): the `input` auto-variable.
@@ -69,8 +70,97 @@ pub struct RunRequest {
     /// The caller's tenant policy, merged with the registered one (router.md §2.14).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_policy: Option<TenantPolicy>,
-    /// The render clock: ISO 8601 UTC with milliseconds (`2026-09-17T15:30:00.000Z`).
+    /// The render clock, as `toISOString` writes it (`2026-09-17T15:30:00.000Z`); anything
+    /// else is refused by `prepare` (`invalid-request` at `/now`).
     pub now: String,
+}
+
+impl RunRequest {
+    /// A request for the highest registered version of `agent_id` in `tenant_id`, rendered at
+    /// `now` (an instant as `toISOString` writes it; [`super::iso_now`] gives the current one),
+    /// with no parameters, input, conversation, pins or tenant policy; add them with the
+    /// `with_*` setters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::run::RunRequest;
+    ///
+    /// let request = RunRequest::new("acme", "support.escalation-writer", "2026-11-30T09:00:00.000Z")
+    ///     .with_parameter("ticketId", "T-17")
+    ///     .with_parameter("maxWords", 80)
+    ///     .with_conversation("c-1", 1);
+    /// assert_eq!(request.parameters["maxWords"], 80);
+    /// assert_eq!(request.agent.version, None);
+    /// ```
+    pub fn new(
+        tenant_id: impl Into<String>,
+        agent_id: impl Into<String>,
+        now: impl Into<String>,
+    ) -> RunRequest {
+        RunRequest {
+            tenant_id: tenant_id.into(),
+            agent: AgentSelector {
+                id: agent_id.into(),
+                version: None,
+            },
+            parameters: Map::new(),
+            input: None,
+            conversation: None,
+            pins: None,
+            tenant_policy: None,
+            now: now.into(),
+        }
+    }
+
+    /// Asks for this exact agent version (default: the highest registered).
+    #[must_use]
+    pub fn with_version(mut self, version: impl Into<String>) -> RunRequest {
+        self.agent.version = Some(version.into());
+        self
+    }
+
+    /// Supplies one prompt parameter (default: none).
+    #[must_use]
+    pub fn with_parameter(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<Value>,
+    ) -> RunRequest {
+        self.parameters.insert(name.into(), value.into());
+        self
+    }
+
+    /// Sets the `conversation` auto-variable (default: none).
+    #[must_use]
+    pub fn with_conversation(mut self, id: impl Into<String>, turn: u64) -> RunRequest {
+        self.conversation = Some(Conversation {
+            id: id.into(),
+            turn,
+        });
+        self
+    }
+
+    /// Sets the structured `input` of a flow step (default: none).
+    #[must_use]
+    pub fn with_input(mut self, input: Value) -> RunRequest {
+        self.input = Some(input);
+        self
+    }
+
+    /// Sets the caller's tenant policy (default: none).
+    #[must_use]
+    pub fn with_tenant_policy(mut self, policy: TenantPolicy) -> RunRequest {
+        self.tenant_policy = Some(policy);
+        self
+    }
+
+    /// Sets a resumed turn's pins (default: none).
+    #[must_use]
+    pub fn with_pins(mut self, pins: TurnPins) -> RunRequest {
+        self.pins = Some(pins);
+        self
+    }
 }
 
 /// One resolved tool of the plan.

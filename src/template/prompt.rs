@@ -14,6 +14,7 @@ pub struct PromptParameter {
     name: String,
     required: bool,
     default: Option<Value>,
+    type_name: Option<String>,
 }
 
 impl PromptParameter {
@@ -23,6 +24,7 @@ impl PromptParameter {
             name: name.into(),
             required: true,
             default: None,
+            type_name: None,
         }
     }
 
@@ -39,6 +41,19 @@ impl PromptParameter {
     pub fn with_default(mut self, default: Value) -> PromptParameter {
         self.default = Some(default);
         self
+    }
+
+    /// Sets the declared `type` (`string`, `number`, `boolean` or `date`; none by default).
+    /// Rendering ignores it; run start checks supplied values against it.
+    #[must_use]
+    pub fn with_type(mut self, type_name: impl Into<String>) -> PromptParameter {
+        self.type_name = Some(type_name.into());
+        self
+    }
+
+    /// The declared `type`, if any.
+    pub fn type_name(&self) -> Option<&str> {
+        self.type_name.as_deref()
     }
 
     /// The parameter's name.

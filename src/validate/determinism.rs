@@ -32,7 +32,7 @@ pub(super) fn check_canonical(text: &str, document: &Value, report: &mut Report)
             format!(
                 "the file is not in canonical form (first difference at line {line}): an indexer \
                  writes keys sorted at every level, two-space indentation, integral numbers \
-                 without a fraction and a trailing newline; re-index the pack"
+                 without a fraction and a trailing newline; run `runstart fmt` on the file or re-index the pack"
             ),
         )
         .with_param("line", line)

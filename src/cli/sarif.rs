@@ -1,0 +1,171 @@
+//! `validate --format sarif` (SARIF 2.1.0, as GitHub code scanning reads it) and
+//! `--format github` (workflow command annotations).
+
+use runstart::diagnostics::pointer::{LineIndex, SpanMap};
+use runstart::diagnostics::{Issue, Severity};
+use serde_sarif::sarif;
+use std::collections::BTreeSet;
+
+/// One validated file: its name, its text when it is UTF-8, and its issues.
+pub struct FileIssues<'a> {
+    pub file: &'a str,
+    pub text: Option<&'a str>,
+    pub issues: &'a [Issue],
+}
+
+/// 1-based line and column (in chars) of each issue, as the human output gives them:
+/// explicit `line`/`column` params (syntax errors) first, else the issue's JSON Pointer
+/// resolved in the text.
+pub fn positions(f: &FileIssues<'_>) -> Vec<Option<(usize, usize)>> {
+    let spans = f.text.filter(|_| !f.issues.is_empty()).map(|t| {
+        // Only the pointers issues name are resolved (linear in the file).
+        let wanted = f.issues.iter().map(Issue::instance_path);
+        (SpanMap::resolve(t, wanted), LineIndex::new(t))
+    });
+    f.issues
+        .iter()
+        .map(|issue| {
+            let explicit = issue.params().get("line").and_then(|l| {
+                let c = issue.params().get("column")?.as_u64()?;
+                Some((usize::try_from(l.as_u64()?).ok()?, usize::try_from(c).ok()?))
+            });
+            explicit.or_else(|| {
+                let (spans, lines) = spans.as_ref()?;
+                spans
+                    .offset(issue.instance_path())
+                    .map(|o| lines.line_col(o))
+            })
+        })
+        .collect()
+}
+
+/// A relative file path as a SARIF `uri` (forward slashes; spaces and `%` escaped).
+fn uri(file: &str) -> String {
+    file.replace('\\', "/")
+        .replace('%', "%25")
+        .replace(' ', "%20")
+}
+
+fn int(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The SARIF 2.1.0 log of a validation run: one run, tool `runstart`, one rule per issue code,
+/// one result per issue with the file, line and column (physical location) and the JSON
+/// Pointer (logical location, `fullyQualifiedName`; the root is `""`).
+pub fn log(files: &[FileIssues<'_>]) -> sarif::Sarif {
+    let codes: BTreeSet<&str> = files
+        .iter()
+        .flat_map(|f| f.issues.iter().map(Issue::code))
+        .collect();
+    let rules: Vec<sarif::ReportingDescriptor> = codes
+        .iter()
+        .map(|code| sarif::ReportingDescriptor::builder().id(*code).build())
+        .collect();
+    let mut results = Vec::new();
+    for f in files {
+        for (issue, position) in f.issues.iter().zip(positions(f)) {
+            let artifact = sarif::ArtifactLocation::builder().uri(uri(f.file)).build();
+            let physical = match position {
+                Some((line, column)) => sarif::PhysicalLocation::builder()
+                    .artifact_location(artifact)
+                    .region(
+                        sarif::Region::builder()
+                            .start_line(int(line))
+                            .start_column(int(column))
+                            .build(),
+                    )
+                    .build(),
+                None => sarif::PhysicalLocation::builder()
+                    .artifact_location(artifact)
+                    .build(),
+            };
+            let logical = sarif::LogicalLocation::builder()
+                .fully_qualified_name(issue.instance_path())
+                .kind("value")
+                .build();
+            let location = sarif::Location::builder()
+                .physical_location(physical)
+                .logical_locations(vec![logical])
+                .build();
+            let level = match issue.severity() {
+                Severity::Error => sarif::ResultLevel::Error,
+                Severity::Warning => sarif::ResultLevel::Warning,
+            };
+            let pointer = if issue.instance_path().is_empty() {
+                "\"\""
+            } else {
+                issue.instance_path()
+            };
+            results.push(
+                sarif::Result::builder()
+                    .rule_id(issue.code())
+                    .level(level)
+                    .message(
+                        sarif::Message::builder()
+                            .text(format!("{pointer}: {}", issue.message()))
+                            .build(),
+                    )
+                    .locations(vec![location])
+                    .build(),
+            );
+        }
+    }
+    let driver = sarif::ToolComponent::builder()
+        .name("runstart")
+        .version(env!("CARGO_PKG_VERSION"))
+        .rules(rules)
+        .build();
+    let run = sarif::Run::builder()
+        .tool(sarif::Tool::builder().driver(driver).build())
+        .results(results)
+        // Columns count characters, as runstart's human output does.
+        .column_kind(serde_json::json!("unicodeCodePoints"))
+        .build();
+    sarif::Sarif::builder()
+        .schema(sarif::SCHEMA_URL)
+        .version(serde_json::json!("2.1.0"))
+        .runs(vec![run])
+        .build()
+}
+
+/// Escapes a workflow command's message (`%`, CR, LF).
+fn data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command property (`data` plus `:` and `,`).
+fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// One GitHub Actions annotation per issue:
+/// `::error file=F,line=L,col=C,title=CODE::POINTER: MESSAGE`.
+pub fn github(files: &[FileIssues<'_>]) -> String {
+    let mut out = String::new();
+    for f in files {
+        for (issue, position) in f.issues.iter().zip(positions(f)) {
+            let command = match issue.severity() {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            let at = position
+                .map(|(l, c)| format!(",line={l},col={c}"))
+                .unwrap_or_default();
+            let pointer = if issue.instance_path().is_empty() {
+                "\"\""
+            } else {
+                issue.instance_path()
+            };
+            out.push_str(&format!(
+                "::{command} file={}{at},title={}::{}\n",
+                property(f.file),
+                property(issue.code()),
+                data(&format!("{pointer}: {}", issue.message()))
+            ));
+        }
+    }
+    out
+}
