@@ -133,7 +133,7 @@ fn an_index_over_the_size_cap_renders_without_a_position() {
     assert_bounded("a 65 MiB index", took, heap, 100 * MB);
     assert_eq!(
         human,
-        "index.json: error[index-too-large] /: the index is larger than the limit of 67108864 bytes; split the pack or raise the limit\n"
+        "index.json: error[index-too-large] \"\": the index is larger than the limit of 67108864 bytes; split the pack or raise the limit\n"
     );
     assert_eq!(report.issues().len(), 1);
 }
@@ -382,7 +382,7 @@ fn validate_cli(path: &str, stdin: Option<usize>) -> (Option<i32>, String, Durat
 #[test]
 fn the_cli_reads_at_most_the_cap_plus_one_byte() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let expected = "error[index-too-large] /: the index is larger than the limit of 67108864 bytes; split the pack or raise the limit\n";
+    let expected = "error[index-too-large] \"\": the index is larger than the limit of 67108864 bytes; split the pack or raise the limit\n";
     // An endless file: read up to the cap, then refused.
     let (code, out, took) = validate_cli("/dev/zero", None);
     eprintln!("/dev/zero: {took:?}");
