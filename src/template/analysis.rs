@@ -6,7 +6,9 @@
 //! that follows in source order (whatever the branch), then its children are visited; `for`
 //! and `tablerow` add their loop variable and `forloop`/`tablerowloop` for their bodies only.
 
-use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, Node, PartialRef, Prop};
+use super::ast::{
+    Expr, ExprKind, FilterArg, FilteredValue, Node, PartialFile, PartialTag, Prop, lookup_message,
+};
 use std::fmt;
 
 /// One segment of a variable path.
@@ -144,7 +146,7 @@ struct Analyzer<'s> {
     /// Loop scopes of the enclosing `for` / `tablerow` tags.
     blocks: Vec<[&'s str; 2]>,
     globals: Vec<VariableRef>,
-    partials: Vec<PartialRef>,
+    partials: Vec<PartialSite>,
 }
 
 impl<'s> Analyzer<'s> {
@@ -282,7 +284,36 @@ impl<'s> Analyzer<'s> {
                 self.template_scope.push(name.get(self.src));
             }
             Node::Liquid(nodes) => self.nodes(nodes),
-            Node::Partial(p) => self.partials.push(p.clone()),
+            Node::Block(body) => {
+                // `block.super` is the parent block, a local
+                self.blocks.push(["block", "block"]);
+                self.nodes(body);
+                self.blocks.pop();
+            }
+            Node::Partial(p) => {
+                // LiquidJS's `arguments()`: hash values, then (include, layout) the file when
+                // it is a value, then `with` / `for`; a `render` never yields its file
+                for e in p.hash.iter().filter_map(|(_, v)| v.as_ref()) {
+                    self.expr(e);
+                }
+                if let (PartialFile::Value(e), PartialTag::Include | PartialTag::Layout) =
+                    (&p.file, p.tag)
+                {
+                    self.expr(e);
+                }
+                for e in p.with.iter().chain(p.for_each.iter()) {
+                    self.expr(e);
+                }
+                self.partials.push(PartialSite {
+                    tag: p.tag,
+                    offset: p.offset,
+                    lookup: match &p.file {
+                        PartialFile::Name(n) => Some(n.clone()),
+                        _ => None,
+                    },
+                });
+                self.nodes(&p.body);
+            }
         }
     }
 }
@@ -313,10 +344,19 @@ fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
     segs
 }
 
+/// A partial tag met by the analysis.
+#[derive(Debug, Clone)]
+pub(crate) struct PartialSite {
+    pub(crate) tag: PartialTag,
+    pub(crate) offset: usize,
+    /// The template LiquidJS's analysis reads (a quoted name without tags).
+    pub(crate) lookup: Option<String>,
+}
+
 /// Every global read in source order, and the partial tags met.
 pub(crate) struct Analysis {
     pub(crate) reads: Vec<VariableRef>,
-    pub(crate) partials: Vec<PartialRef>,
+    pub(crate) partials: Vec<PartialSite>,
 }
 
 pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
@@ -356,10 +396,13 @@ pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<&VariableRef> {
     globals
 }
 
-pub(crate) fn partial_error(p: &[PartialRef]) -> Option<AnalysisError> {
-    p.first().map(|p| AnalysisError {
-        tag: p.tag.name(),
-        offset: p.offset,
-        message: p.lookup_message(),
+/// The first partial LiquidJS's analysis would fail to read.
+pub(crate) fn partial_error(p: &[PartialSite]) -> Option<AnalysisError> {
+    p.iter().find_map(|p| {
+        p.lookup.as_ref().map(|name| AnalysisError {
+            tag: p.tag.name(),
+            offset: p.offset,
+            message: lookup_message(name),
+        })
     })
 }

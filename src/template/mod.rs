@@ -93,7 +93,7 @@ pub struct CompiledTemplate {
     source: String,
     nodes: Vec<ast::Node>,
     reads: Vec<VariableRef>,
-    partials: Vec<ast::PartialRef>,
+    partials: Vec<analysis::PartialSite>,
 }
 
 impl CompiledTemplate {

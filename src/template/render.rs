@@ -3,7 +3,10 @@
 //! It walks the tree recursively; the parser caps nesting at [`super::MAX_DEPTH`], so the
 //! recursion is bounded.
 
-use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, LoopHead, Node, Op, Prop};
+use super::ast::{
+    Expr, ExprKind, FilterArg, FilteredValue, LoopHead, Node, Op, PartialFile, PartialRef,
+    PartialTag, Prop, lookup_message,
+};
 use super::error::{RenderError, RenderErrorKind};
 use super::filters::{self, FilterError, FilterName};
 use super::prompt::PromptParameter;
@@ -15,6 +18,10 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 type RResult<T> = Result<T, RenderError>;
+
+/// `block` inside `{% block %}` when no layout stores blocks: its `super` renders nothing.
+static BLOCK_DROP: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| serde_json::json!({"super": ""}));
 
 /// Largest range `(a..b)` a template may build; LiquidJS has no cap but would exhaust memory.
 const MAX_RANGE: f64 = 1_000_000.0;
@@ -244,15 +251,66 @@ impl<'a> Renderer<'a> {
             Node::Break => self.brk = true,
             Node::Continue => self.cont = true,
             Node::Liquid(nodes) => self.render(nodes, out)?,
-            Node::Partial(p) => {
-                return Err(RenderError::new(
-                    RenderErrorKind::NoTemplateRoot,
-                    p.lookup_message(),
-                    p.offset,
-                ));
+            Node::Block(body) => {
+                // outside a layout, `block.super` is an empty parent block
+                self.scopes.push(vec![("block", Val::Json(&BLOCK_DROP))]);
+                let r = self.render(body, out);
+                self.scopes.pop();
+                r?;
             }
+            Node::Partial(p) => self.partial(p, out)?,
         }
         Ok(())
+    }
+
+    /// A partial tag: everything LiquidJS evaluates before it looks the file up (the name,
+    /// then for `include` and `render` the hash, `with` and `for`), then the lookup, which
+    /// fails (a prompt has no template root). `{% layout none %}` renders its children.
+    fn partial(&mut self, p: &'a PartialRef, out: &mut String) -> RResult<()> {
+        let other = |m: String| RenderError::new(RenderErrorKind::Other, m, p.offset);
+        let name = match &p.file {
+            PartialFile::None if p.tag == PartialTag::Layout => return self.render(&p.body, out),
+            PartialFile::None => return Err(other("illegal file path \"undefined\"".into())),
+            PartialFile::Name(n) => n.clone(),
+            PartialFile::Value(e) => {
+                let v = self.expr(e)?;
+                if !v.truthy_js() {
+                    return Err(other(format!("illegal file path \"{}\"", js_string(&v))));
+                }
+                js_string(&v)
+            }
+            PartialFile::Template(t) => {
+                let (text, nodes) = &**t;
+                let saved = std::mem::replace(&mut self.src, text.as_str());
+                let mut buf = String::new();
+                let r = self.render(nodes, &mut buf);
+                self.src = saved;
+                r?;
+                buf
+            }
+        };
+        if name.is_empty() {
+            return Err(other("illegal file path \"\"".into()));
+        }
+        if p.tag != PartialTag::Layout {
+            for e in p.hash.iter().filter_map(|(_, v)| v.as_ref()) {
+                self.expr(e)?;
+            }
+            if let Some(e) = &p.with {
+                self.expr(e)?;
+            }
+            if let Some(e) = &p.for_each {
+                // a partial rendered for each item of nothing is never looked up
+                if to_enumerable(&self.expr(e)?).is_empty() {
+                    return Ok(());
+                }
+            }
+        }
+        Err(RenderError::new(
+            RenderErrorKind::NoTemplateRoot,
+            lookup_message(&name),
+            p.offset,
+        ))
     }
 
     fn hash(&mut self, head: &'a LoopHead) -> RResult<Vec<(&'a str, Val<'a>)>> {
