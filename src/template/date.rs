@@ -372,6 +372,35 @@ pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Val<'a> {
     Val::string(strftime(ms, &format))
 }
 
+/// Jekyll's `date_to_xmlschema`, `date_to_rfc822`, `date_to_string` and
+/// `date_to_long_string` (`type` "ordinal", `style` "US"): fixed formats of `date`.
+pub(crate) fn date_to<'a>(name: &str, input: Val<'a>, args: &[Val<'a>]) -> Val<'a> {
+    let fixed = match name {
+        "date_to_xmlschema" => "%Y-%m-%dT%H:%M:%S%:z",
+        "date_to_rfc822" => "%a, %d %b %Y %H:%M:%S %z",
+        _ => "",
+    };
+    if !fixed.is_empty() {
+        return date_filter(input, &[Val::S(fixed)]);
+    }
+    let Some(ms) = timestamp(&input) else {
+        return input;
+    };
+    let month = if name == "date_to_long_string" { "%B" } else { "%b" };
+    let is = |i: usize, want: &str| args.get(i).and_then(Val::as_str) == Some(want);
+    let format = if is(0, "ordinal") {
+        let d = strftime(ms, "%-d");
+        if is(1, "US") {
+            format!("{month} {d}%q, %Y")
+        } else {
+            format!("{d}%q {month} %Y")
+        }
+    } else {
+        format!("%d {month} %Y")
+    };
+    Val::string(strftime(ms, &format))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

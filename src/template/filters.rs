@@ -1,6 +1,7 @@
 //! LiquidJS's standard filters: the names (so unknown ones are parse errors, as under
 //! `strictFilters`) and the implementations the runtime's templates use.
 
+use super::ast::Prop;
 use super::value::{Val, js_equals, js_string, json_stringify, stringify, to_number};
 use std::rc::Rc;
 
@@ -510,24 +511,44 @@ pub(crate) fn apply<'a>(
                 items.iter().map(|it| it.get_path_lenient(&p)).collect(),
             ))
         }
-        "where" => {
+        "where" | "reject" | "find" | "find_index" | "has" => {
             let items = to_array(&input);
-            let p = arg(args, 0)
-                .map(stringify)
-                .unwrap_or_else(|| "undefined".into());
+            let p = arg(args, 0).map(stringify).unwrap_or_default();
+            let path = scope_path(&p)?;
             let expected = arg(args, 1).cloned();
-            let mut out = Vec::new();
-            for it in items {
-                let v = it.get_path_strict(&p).map_err(FilterError::Undefined)?;
-                let keep = match &expected {
-                    None | Some(Val::Undef) => v.truthy(),
-                    Some(e) => js_equals(&v, e),
-                };
-                if keep {
-                    out.push(it);
+            let matches = |v: &Val<'a>| match &expected {
+                None | Some(Val::Undef) => v.truthy(),
+                Some(e) => js_equals(v, e),
+            };
+            let keep = name == "where";
+            if keep || name == "reject" {
+                // every item is read first, then filtered (an undefined read fails the call)
+                let mut values = Vec::with_capacity(items.len());
+                for it in &items {
+                    values.push(scope_read(it, &path)?);
+                }
+                let out = items
+                    .into_iter()
+                    .zip(values.iter())
+                    .filter(|(_, v)| matches(v) == keep)
+                    .map(|(it, _)| it)
+                    .collect();
+                Val::Arr(Rc::new(out))
+            } else {
+                let mut hit = None;
+                for (i, it) in items.into_iter().enumerate() {
+                    if matches(&scope_read(&it, &path)?) {
+                        hit = Some((i, it));
+                        break;
+                    }
+                }
+                match (name, hit) {
+                    ("has", h) => Val::Bool(h.is_some()),
+                    ("find", Some((_, it))) => it,
+                    ("find_index", Some((i, _))) => Val::Num(i as f64),
+                    _ => Val::Undef,
                 }
             }
-            Val::Arr(Rc::new(out))
         }
         "default" => {
             let d = arg(args, 0).cloned().unwrap_or(Val::Undef);
@@ -595,6 +616,9 @@ pub(crate) fn apply<'a>(
         }
         "to_integer" => Val::Num(to_number(&input)),
         "date" => super::date::date_filter(input, args),
+        "date_to_xmlschema" | "date_to_rfc822" | "date_to_string" | "date_to_long_string" => {
+            super::date::date_to(name, input, args)
+        }
         "push" => {
             let mut items = to_array(&input);
             items.push(arg(args, 0).cloned().unwrap_or(Val::Undef));
@@ -710,6 +734,60 @@ pub(crate) fn apply<'a>(
         }
     };
     Ok(out)
+}
+
+/// A filter's property argument read as LiquidJS's `readScopeValue` does (`a.b`,
+/// `a["b"]`, `a[0]`): its keys, or none for an empty property.
+fn scope_path(p: &str) -> Result<Vec<String>, FilterError> {
+    let mut c = super::lexer::Cursor::new(p, 0, p.len());
+    c.skip_blank();
+    let props = c
+        .read_properties(true)
+        .map_err(|e| FilterError::Message(e.message().to_string()))?;
+    let mut keys = Vec::new();
+    for prop in props.as_slice() {
+        keys.push(match prop {
+            Prop::Ident(b, e) => p.get(*b..*e).unwrap_or("").to_string(),
+            Prop::Quoted(s) => s.get(p).to_string(),
+            Prop::Num(n) => super::value::js_num(*n),
+            // a nested variable or literal key is not read against the item
+            Prop::Path(_) | Prop::Other(_) => {
+                return Err(FilterError::Message(format!(
+                    "runstart cannot read the property {} of each item; use a plain path",
+                    serde_json::to_string(p).unwrap_or_default()
+                )));
+            }
+        });
+    }
+    Ok(keys)
+}
+
+/// Evaluates a property path with `item` as the whole scope (`ctx.spawn(item)`): the first
+/// key must be in the item (`key in Object(item)`), and strict variables apply.
+fn scope_read<'a>(item: &Val<'a>, path: &[String]) -> Result<Val<'a>, FilterError> {
+    let Some(first) = path.first() else {
+        return Ok(Val::Undef);
+    };
+    let has_first = match item {
+        Val::Json(serde_json::Value::Object(m)) => m.contains_key(first),
+        Val::S(_) | Val::Str(_) | Val::Json(serde_json::Value::Array(_)) | Val::Arr(_) => {
+            first == "length"
+                || !matches!(item.read_property(&Val::S(first)), Val::Undef)
+                    && first.bytes().all(|b| b.is_ascii_digit())
+        }
+        _ => false,
+    };
+    if !has_first {
+        return Err(FilterError::Undefined(first.clone()));
+    }
+    let mut cur = item.clone();
+    for (i, k) in path.iter().enumerate() {
+        cur = cur.read_property(&Val::S(k));
+        if matches!(cur, Val::Undef) {
+            return Err(FilterError::Undefined(path[..=i].join(".")));
+        }
+    }
+    Ok(cur)
 }
 
 /// `String.prototype.split` with a string separator (an empty one splits UTF-16 units).

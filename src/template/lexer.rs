@@ -528,7 +528,7 @@ impl<'s> Cursor<'s> {
         }
     }
 
-    fn read_properties(&mut self, is_begin: bool) -> PResult<OneOrMany<Prop>> {
+    pub(crate) fn read_properties(&mut self, is_begin: bool) -> PResult<OneOrMany<Prop>> {
         let mut props = OneOrMany::Empty;
         loop {
             if self.peek() == b'[' {

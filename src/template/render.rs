@@ -279,17 +279,12 @@ impl<'a> Renderer<'a> {
                 }
                 js_string(&v)
             }
-            PartialFile::Template(t) => {
-                let (text, nodes) = &**t;
-                let saved = std::mem::replace(&mut self.src, text.as_str());
-                let mut buf = String::new();
-                let r = self.render(nodes, &mut buf);
-                self.src = saved;
-                r?;
-                buf
-            }
+            // LiquidJS 10.30 does not render such a name: it passes the unrendered
+            // templates on, and its lookup then fails on a value that is not a string
+            PartialFile::Template(_) => String::new(),
         };
-        if name.is_empty() {
+        let templated = matches!(p.file, PartialFile::Template(_));
+        if name.is_empty() && !templated {
             return Err(other("illegal file path \"\"".into()));
         }
         if p.tag != PartialTag::Layout {
@@ -305,6 +300,9 @@ impl<'a> Renderer<'a> {
                     return Ok(());
                 }
             }
+        }
+        if templated {
+            return Err(other("referencedFile.startsWith is not a function".into()));
         }
         Err(RenderError::new(
             RenderErrorKind::NoTemplateRoot,

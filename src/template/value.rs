@@ -219,25 +219,6 @@ impl<'a> Val<'a> {
         }
         cur
     }
-
-    /// A strict read of `path` on an item, as `where` does: the first missing segment is an
-    /// undefined variable named by the path so far.
-    pub(crate) fn get_path_strict(&self, path: &str) -> Result<Val<'a>, String> {
-        let mut cur = self.clone();
-        let mut walked: Vec<&str> = Vec::new();
-        for seg in path.split('.') {
-            walked.push(seg);
-            // the first segment is looked up in the item's own keys only
-            cur = match (&cur, walked.len()) {
-                (Val::Json(Value::Object(_)), _) | (_, 2..) => cur.read_property(&Val::S(seg)),
-                _ => Val::Undef,
-            };
-            if matches!(cur, Val::Undef) {
-                return Err(walked.join("."));
-            }
-        }
-        Ok(cur)
-    }
 }
 
 fn canonical_index(s: &str) -> Option<f64> {
