@@ -147,6 +147,18 @@ pub(crate) struct FilterCall {
     pub(crate) name: FilterName,
     pub(crate) args: Vec<FilterArg>,
     pub(crate) begin: usize,
+    /// `where_exp` and kin with a quoted item name and expression: the expression, parsed
+    /// once (LiquidJS parses it at each call; a syntax error fails the render there too).
+    pub(crate) exp: Option<Box<ExpFilter>>,
+}
+
+/// The item name and expression of an `*_exp` filter.
+#[derive(Debug, Clone)]
+pub(crate) struct ExpFilter {
+    pub(crate) item: String,
+    /// The decoded expression text, which the parsed value's offsets refer to.
+    pub(crate) text: String,
+    pub(crate) value: Result<FilteredValue, String>,
 }
 
 #[derive(Debug, Clone)]
@@ -188,9 +200,9 @@ pub(crate) enum PartialFile {
     None,
     /// A quoted name without tags: LiquidJS reads that template, also in its analysis.
     Name(String),
-    /// A quoted name with tags (`"files/{{ f }}"`): the decoded text, parsed as a template
-    /// of its own, rendered for the name.
-    Template(Box<(String, Vec<Node>)>),
+    /// A quoted name with tags (`"files/{{ f }}"`): parsed as a template of its own (so
+    /// its errors are parse errors), which LiquidJS 10.30 then fails to render as a name.
+    Template,
     /// Anything else (`child.html`, `page`, `1`): a value, evaluated for the name.
     Value(Expr),
 }

@@ -147,7 +147,7 @@ fn utf16_slice(s: &str, from: usize, to: usize) -> String {
 
 /// `toArray`: arrays stay, nil becomes empty (`nul | where: …` renders nothing), anything
 /// else is wrapped.
-fn to_array<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
+pub(crate) fn to_array<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
     match v.items() {
         Some(items) => items,
         None if matches!(v, Val::Nil | Val::Undef) => Vec::new(),
@@ -262,7 +262,18 @@ pub(crate) fn apply<'a>(
             use base64::Engine as _;
             Val::string(base64::engine::general_purpose::STANDARD.encode(stringify(&input)))
         }
-        "base64_decode" => Val::string(base64_decode_lenient(&stringify(&input))),
+        "base64_decode" => {
+            // strict (as Shopify's `strict_decode64`): LiquidJS 10.30 refuses "<foo>"
+            use base64::Engine as _;
+            match base64::engine::general_purpose::STANDARD.decode(stringify(&input)) {
+                Ok(bytes) => Val::string(String::from_utf8_lossy(&bytes).into_owned()),
+                Err(_) => {
+                    return Err(FilterError::Message(
+                        "invalid base64 provided to base64_decode".into(),
+                    ));
+                }
+            }
+        }
         "sha256" => {
             use sha2::Digest as _;
             Val::string(hex(&sha2::Sha256::digest(stringify(&input).as_bytes())))
@@ -955,31 +966,6 @@ fn hex(bytes: &[u8]) -> String {
         out.push_str(&format!("{b:02x}"));
     }
     out
-}
-
-/// Node's `Buffer.from(s, 'base64')`: standard and URL-safe alphabets, other characters
-/// skipped, decoding stops at `=`; then UTF-8 with replacement characters.
-fn base64_decode_lenient(s: &str) -> String {
-    let mut bytes = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for b in s.bytes() {
-        let v = match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => break,
-            _ => continue,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            bytes.push(((acc >> bits) & 0xff) as u8);
-        }
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// Characters `encodeURIComponent` keeps.

@@ -293,7 +293,7 @@ fn partial_file(s: &str, c: &mut Cursor<'_>, depth: usize) -> PResult<PartialFil
     };
     let text = lit.get(s).to_string();
     if text.is_empty() {
-        return Ok(PartialFile::Template(Box::new((text, Vec::new()))));
+        return Ok(PartialFile::Template);
     }
     if !text.contains('{') {
         return Ok(PartialFile::Name(text));
@@ -319,7 +319,7 @@ fn partial_file(s: &str, c: &mut Cursor<'_>, depth: usize) -> PResult<PartialFil
         let name = text.get(*b..*e).unwrap_or("").to_string();
         return Ok(PartialFile::Name(name));
     }
-    Ok(PartialFile::Template(Box::new((text, nodes))))
+    Ok(PartialFile::Template)
 }
 
 fn syntax(message: String, at: usize) -> ParseError {

@@ -4,7 +4,7 @@
 //! recursion is bounded.
 
 use super::ast::{
-    Expr, ExprKind, FilterArg, FilteredValue, LoopHead, Node, Op, PartialFile, PartialRef,
+    Expr, ExprKind, FilterArg, FilterCall, FilteredValue, LoopHead, Node, Op, PartialFile, PartialRef,
     PartialTag, Prop, lookup_message,
 };
 use super::error::{RenderError, RenderErrorKind};
@@ -281,9 +281,9 @@ impl<'a> Renderer<'a> {
             }
             // LiquidJS 10.30 does not render such a name: it passes the unrendered
             // templates on, and its lookup then fails on a value that is not a string
-            PartialFile::Template(_) => String::new(),
+            PartialFile::Template => String::new(),
         };
-        let templated = matches!(p.file, PartialFile::Template(_));
+        let templated = matches!(p.file, PartialFile::Template);
         if name.is_empty() && !templated {
             return Err(other("illegal file path \"\"".into()));
         }
@@ -485,6 +485,13 @@ impl<'a> Renderer<'a> {
                 }
             };
             self.step(1 + work_size(&v), f.begin)?;
+            if matches!(
+                name,
+                "where_exp" | "reject_exp" | "find_exp" | "find_index_exp" | "has_exp"
+            ) {
+                v = self.exp_filter(f, name, &v)?;
+                continue;
+            }
             v = filters::apply(name, v, &args, &kwargs).map_err(|e| match e {
                 FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, f.begin),
                 // LiquidJS reads `where`'s property with a tokenizer of its own, so the
@@ -504,6 +511,50 @@ impl<'a> Renderer<'a> {
             }
         }
         Ok(v)
+    }
+
+    /// `where_exp`, `reject_exp`, `find_exp`, `find_index_exp`, `has_exp`: the expression is
+    /// evaluated with the item in scope under its name. `where_exp` keeps items whose value
+    /// is exactly `true`, `reject_exp` those whose value is exactly `false`; the searches
+    /// stop at the first JavaScript-truthy value.
+    fn exp_filter(&mut self, f: &'a FilterCall, name: &str, input: &Val<'a>) -> RResult<Val<'a>> {
+        let other = |m: String| RenderError::new(RenderErrorKind::Other, m, f.begin);
+        let Some(x) = f.exp.as_deref() else {
+            return Err(other(format!(
+                "filter {name} takes a quoted item name and a quoted expression in runstart"
+            )));
+        };
+        let fv = x.value.as_ref().map_err(|m| other(m.clone()))?;
+        let items = filters::to_array(input);
+        self.step(items.len(), f.begin)?;
+        let mut kept = Vec::new();
+        for (i, item) in items.into_iter().enumerate() {
+            self.scopes.push(vec![(x.item.as_str(), item.clone())]);
+            let saved = std::mem::replace(&mut self.src, x.text.as_str());
+            let r = self.filtered(fv);
+            self.src = saved;
+            self.scopes.pop();
+            // the expression's own positions are in its text: report the filter's
+            let v = r.map_err(|e| match e.kind() {
+                RenderErrorKind::UndefinedVariable(p) => {
+                    RenderError::undefined(p.clone(), f.begin).at_line_col(1, 1)
+                }
+                _ => other(e.message().to_string()),
+            })?;
+            match name {
+                "where_exp" if matches!(v, Val::Bool(true)) => kept.push(item),
+                "reject_exp" if matches!(v, Val::Bool(false)) => kept.push(item),
+                "find_exp" if v.truthy_js() => return Ok(item),
+                "find_index_exp" if v.truthy_js() => return Ok(Val::Num(i as f64)),
+                "has_exp" if v.truthy_js() => return Ok(Val::Bool(true)),
+                _ => {}
+            }
+        }
+        Ok(match name {
+            "has_exp" => Val::Bool(false),
+            "find_exp" | "find_index_exp" => Val::Undef,
+            _ => Val::Arr(Rc::new(kept)),
+        })
     }
 
     fn postfix(&mut self, list: &'a [Expr]) -> RResult<Val<'a>> {
