@@ -23,6 +23,10 @@ type RResult<T> = Result<T, RenderError>;
 static BLOCK_DROP: std::sync::LazyLock<Value> =
     std::sync::LazyLock::new(|| serde_json::json!({"super": ""}));
 
+/// The empty object LiquidJS's `continue` is before its loop has run.
+static EMPTY_OBJECT: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| serde_json::json!({}));
+
 /// Largest range `(a..b)` a template may build; LiquidJS has no cap but would exhaust memory.
 const MAX_RANGE: f64 = 1_000_000.0;
 
@@ -72,6 +76,8 @@ pub(crate) struct Renderer<'a> {
     brk: bool,
     cont: bool,
     cycles: HashMap<String, usize>,
+    /// Where each `for` (by variable and collection text) stopped, for `offset: continue`.
+    continues: HashMap<String, f64>,
     /// Steps taken so far, against [`MAX_RENDER_STEPS`].
     steps: u64,
 }
@@ -86,6 +92,7 @@ impl<'a> Renderer<'a> {
             brk: false,
             cont: false,
             cycles: HashMap::new(),
+            continues: HashMap::new(),
             steps: 0,
         }
     }
@@ -341,8 +348,21 @@ impl<'a> Renderer<'a> {
         if items.is_empty() {
             return self.render(else_body, out);
         }
-        let hash = self.hash(head)?;
+        // `continue` names where the same loop stopped last time (an empty object before)
+        let key = format!("{}-{}", head.var, head.collection_text);
+        let cont = match self.continues.get(&key) {
+            Some(n) => Val::Num(*n),
+            None => Val::Json(&EMPTY_OBJECT),
+        };
+        self.scopes.push(vec![("continue", cont)]);
+        let hash = self.hash(head);
+        self.scopes.pop();
+        let hash = hash?;
         let get = |k: &str| hash.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+        let start = match get("offset") {
+            None | Some(Val::Undef) => 0.0,
+            Some(v) => to_number(&v),
+        };
         if let Some(off) = get("offset").filter(|v| !matches!(v, Val::Undef)) {
             let start = js_slice_index(to_number(&off), items.len());
             items.drain(..start);
@@ -354,6 +374,7 @@ impl<'a> Renderer<'a> {
         if get("reversed").is_some_and(|v| !matches!(v, Val::Undef)) {
             items.reverse();
         }
+        self.continues.insert(key, start + items.len() as f64);
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
         self.scopes.push(Vec::with_capacity(2));
         let mut result = Ok(());
@@ -574,7 +595,14 @@ impl<'a> Renderer<'a> {
                     // `contains` scans its left side
                     self.step(1 + work_size(&l), e.begin)?;
                     let ordering = matches!(op, Op::Gt | Op::Lt | Op::Ge | Op::Le);
-                    Val::Bool(!(ordering && (ln || rn)) && apply_op(op, &l, &r))
+                    // a literal `nil` on the left (a NullDrop, compared through its own
+                    // `equals`) never equals `blank`/`empty`; `blank == nil` holds
+                    let nil_vs_drop = ln && matches!(r, Val::Empty | Val::Blank);
+                    Val::Bool(match op {
+                        Op::Eq if nil_vs_drop => false,
+                        Op::Ne if nil_vs_drop => true,
+                        _ => !(ordering && (ln || rn)) && apply_op(op, &l, &r),
+                    })
                 };
                 stack.push((res, false));
             } else {
