@@ -269,23 +269,24 @@ fn liquidjs_realworld_conformance() {
     assert_eq!(s.total, 1384);
     let (rn, rv, ro) = s.render_counts("render");
     let (sn, sv, so) = s.render_counts("renderSynth");
-    // the figures reached; raise them as the engine gets closer
-    assert!(s.parse_ok >= 0, "parse verdict: {}/{}", s.parse_ok, s.total);
+    // Parse verdicts and globals agree everywhere. Render verdicts differ only where
+    // runstart refuses what it cannot render exactly (`date` with a zone name, `group_by`,
+    // `group_by_exp`; the deploy check reports these as `template-unsupported`) and on
+    // `{{ d[a[b.c]] }}` (the undefined path of a nested bracket); the README lists each
+    // output difference.
+    assert_eq!(s.parse_ok, s.total, "parse verdict");
+    assert_eq!(s.globals_ok, s.globals_total, "globals");
+    assert_eq!((rn, sn), (1235, 1124), "render answers");
     assert!(
-        s.globals_ok >= 0,
-        "globals: {}/{}",
-        s.globals_ok,
-        s.globals_total
-    );
-    assert!(
-        rv >= 0 && ro >= 0,
+        rv >= 1224 && ro >= 1221,
         "render: {rv} verdicts, {ro} outputs of {rn}"
     );
     assert!(
-        sv >= 0 && so >= 0,
+        sv >= 1106 && so >= 1102,
         "renderSynth: {sv} verdicts, {so} outputs of {sn}"
     );
 }
+
 /// golden-liquid (Shopify Liquid's reference cases, `../shared/peer-suites/golden-liquid`) is
 /// informational: its answers are Ruby Liquid's with lenient variables, while runstart renders
 /// as LiquidJS with `strictVariables`, so only agreement counts are printed. Cases that need

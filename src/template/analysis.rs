@@ -147,6 +147,7 @@ struct Analyzer<'s> {
     blocks: Vec<[&'s str; 2]>,
     globals: Vec<VariableRef>,
     partials: Vec<PartialSite>,
+    unsupported: Vec<(usize, String)>,
 }
 
 impl<'s> Analyzer<'s> {
@@ -187,6 +188,9 @@ impl<'s> Analyzer<'s> {
             self.expr(e);
         }
         for f in &v.filters {
+            if let Some(why) = unsupported_filter(self.src, f) {
+                self.unsupported.push((f.begin, why));
+            }
             for a in &f.args {
                 match a {
                     FilterArg::Positional(e) | FilterArg::Keyword(_, Some(e)) => self.expr(e),
@@ -344,6 +348,40 @@ fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
     segs
 }
 
+/// Why runstart cannot render filter call `f` as LiquidJS does, if it cannot: the deploy
+/// check refuses these, so they never render differently at run time.
+fn unsupported_filter(src: &str, f: &super::ast::FilterCall) -> Option<String> {
+    let super::filters::FilterName::Known(name) = f.name else {
+        return None;
+    };
+    match name {
+        "group_by" | "group_by_exp" => Some(format!(
+            "the filter {name} is not supported by runstart's renderer; group the data before the run"
+        )),
+        n if n.ends_with("_exp") && f.exp.is_none() => Some(format!(
+            "the filter {n} needs a quoted item name and a quoted expression in runstart"
+        )),
+        "date" => match f.args.get(1) {
+            Some(FilterArg::Positional(e)) => match &e.kind {
+                ExprKind::Str(z)
+                    if !matches!(z.get(src), "UTC" | "Etc/UTC" | "GMT" | "Etc/GMT") =>
+                {
+                    Some(format!(
+                        "date: the time zone {} is not supported by runstart (no time zone database); give an offset in minutes",
+                        serde_json::to_string(z.get(src)).unwrap_or_default()
+                    ))
+                }
+                ExprKind::Path { .. } => Some(
+                    "date: a time zone read from a variable may be a zone name, which runstart cannot render; give an offset in minutes".to_string(),
+                ),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// A partial tag met by the analysis.
 #[derive(Debug, Clone)]
 pub(crate) struct PartialSite {
@@ -357,6 +395,8 @@ pub(crate) struct PartialSite {
 pub(crate) struct Analysis {
     pub(crate) reads: Vec<VariableRef>,
     pub(crate) partials: Vec<PartialSite>,
+    /// Filter calls runstart cannot render as LiquidJS does: offset and reason.
+    pub(crate) unsupported: Vec<(usize, String)>,
 }
 
 pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
@@ -366,11 +406,13 @@ pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
         blocks: Vec::new(),
         globals: Vec::with_capacity(8),
         partials: Vec::new(),
+        unsupported: Vec::new(),
     };
     a.nodes(nodes);
     Analysis {
         reads: a.globals,
         partials: a.partials,
+        unsupported: a.unsupported,
     }
 }
 

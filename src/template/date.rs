@@ -198,7 +198,22 @@ fn timestamp(v: &Val<'_>) -> Option<f64> {
 
 /// strftime as LiquidJS implements it (`%[flags][width][E|O]<conversion>`), in UTC.
 fn strftime(ms: f64, format: &str) -> String {
-    let total = ms.floor() as i64;
+    strftime_in(ms, format, None, None)
+}
+
+/// strftime at a fixed offset: `offset` is LiquidJS's `timezoneOffset` in minutes (positive
+/// west of UTC, as `Date.prototype.getTimezoneOffset`); `None` is UTC named "UTC".
+fn strftime_in(ms: f64, format: &str, offset: Option<f64>, name: Option<&str>) -> String {
+    let shift = offset.unwrap_or(0.0);
+    let zone = {
+        let a = shift.abs() as i64;
+        let sign = if shift > 0.0 { '-' } else { '+' };
+        (
+            format!("{sign}{:02}{:02}", a / 60, a % 60),
+            format!("{sign}{:02}:{:02}", a / 60, a % 60),
+        )
+    };
+    let total = (ms - shift * 60_000.0).floor() as i64;
     let days = total.div_euclid(86_400_000);
     let in_day = total.rem_euclid(86_400_000);
     let (y, m, d) = civil_from_days(days);
@@ -299,15 +314,17 @@ fn strftime(ms: f64, format: &str) -> String {
             'X' => Some(format!("{h12}:{mi:02}:{ss:02} {ampm}")),
             'y' => Some(y.to_string().get(2..4).unwrap_or("").to_string()),
             'Y' => Some(y.to_string()),
-            'z' => Some(
-                if flags.contains(':') {
-                    "+00:00"
-                } else {
-                    "+0000"
-                }
-                .to_string(),
-            ),
-            'Z' => Some("UTC".to_string()),
+            'z' => Some(if flags.contains(':') {
+                zone.1.clone()
+            } else {
+                zone.0.clone()
+            }),
+            // a fixed offset has no zone name: LiquidJS writes the offset
+            'Z' => Some(match (name, offset) {
+                (Some(n), _) => n.to_string(),
+                (None, Some(_)) => zone.0.clone(),
+                (None, None) => "UTC".to_string(),
+            }),
             't' => Some("\t".to_string()),
             'n' => Some("\n".to_string()),
             '%' => Some("%".to_string()),
@@ -360,16 +377,34 @@ fn strftime(ms: f64, format: &str) -> String {
     out
 }
 
-/// `date: format`: an unparseable input is returned unchanged.
-pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Val<'a> {
+/// `date: format, timezone`: an unparseable input is returned unchanged. A timezone is
+/// minutes west of UTC; a zone name (`"Asia/Colombo"`) is an error, since runstart has no
+/// time zone database (the deploy check refuses it too).
+pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Result<Val<'a>, String> {
+    let mut name = None;
+    let offset = match args.get(1) {
+        None | Some(Val::Undef) | Some(Val::Nil) => None,
+        Some(Val::Num(n)) => Some(*n),
+        // zone names without offsets need no database
+        Some(v) if matches!(v.as_str(), Some("UTC" | "Etc/UTC" | "GMT" | "Etc/GMT")) => {
+            name = v.as_str();
+            Some(0.0)
+        }
+        Some(v) => {
+            return Err(format!(
+                "date: the time zone {} is not supported by runstart; give an offset in minutes",
+                serde_json::to_string(&js_string(v)).unwrap_or_default()
+            ));
+        }
+    };
     let Some(ms) = timestamp(&input) else {
-        return input;
+        return Ok(input);
     };
     let format = match args.first() {
         None | Some(Val::Undef) | Some(Val::Nil) => "%A, %B %-e, %Y at %-l:%M %P %z".to_string(),
         Some(v) => stringify(v),
     };
-    Val::string(strftime(ms, &format))
+    Ok(Val::string(strftime_in(ms, &format, offset, name)))
 }
 
 /// Jekyll's `date_to_xmlschema`, `date_to_rfc822`, `date_to_string` and
@@ -381,12 +416,16 @@ pub(crate) fn date_to<'a>(name: &str, input: Val<'a>, args: &[Val<'a>]) -> Val<'
         _ => "",
     };
     if !fixed.is_empty() {
-        return date_filter(input, &[Val::S(fixed)]);
+        return date_filter(input.clone(), &[Val::S(fixed)]).unwrap_or(input);
     }
     let Some(ms) = timestamp(&input) else {
         return input;
     };
-    let month = if name == "date_to_long_string" { "%B" } else { "%b" };
+    let month = if name == "date_to_long_string" {
+        "%B"
+    } else {
+        "%b"
+    };
     let is = |i: usize, want: &str| args.get(i).and_then(Val::as_str) == Some(want);
     let format = if is(0, "ordinal") {
         let d = strftime(ms, "%-d");

@@ -626,7 +626,7 @@ pub(crate) fn apply<'a>(
             Val::Num(js_round((v * amp) * (1.0 + f64::EPSILON)) / amp)
         }
         "to_integer" => Val::Num(to_number(&input)),
-        "date" => super::date::date_filter(input, args),
+        "date" => super::date::date_filter(input, args).map_err(FilterError::Message)?,
         "date_to_xmlschema" | "date_to_rfc822" | "date_to_string" | "date_to_long_string" => {
             super::date::date_to(name, input, args)
         }

@@ -94,6 +94,7 @@ pub struct CompiledTemplate {
     nodes: Vec<ast::Node>,
     reads: Vec<VariableRef>,
     partials: Vec<analysis::PartialSite>,
+    unsupported: Vec<(usize, String)>,
 }
 
 impl CompiledTemplate {
@@ -127,6 +128,7 @@ impl CompiledTemplate {
             nodes,
             reads: a.reads,
             partials: a.partials,
+            unsupported: a.unsupported,
         })
     }
 

@@ -690,8 +690,11 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                         let kw = c.read_identifier();
                         let kw = c.text(kw);
                         c.skip_blank();
-                        if (kw == "with" || kw == "for") && c.peek() != b':' {
-                            if let Some(v) = c.read_value()? {
+                        if (kw == "with" || kw == "for")
+                            && c.peek() != b':'
+                            && let Some(v) = c.read_value()?
+                        {
+                            {
                                 // `as <alias>` names the value inside the partial
                                 let before_as = c.p;
                                 let as_kw = c.read_identifier();

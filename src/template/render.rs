@@ -4,8 +4,8 @@
 //! recursion is bounded.
 
 use super::ast::{
-    Expr, ExprKind, FilterArg, FilterCall, FilteredValue, LoopHead, Node, Op, PartialFile, PartialRef,
-    PartialTag, Prop, lookup_message,
+    Expr, ExprKind, FilterArg, FilterCall, FilteredValue, LoopHead, Node, Op, PartialFile,
+    PartialRef, PartialTag, Prop, lookup_message,
 };
 use super::error::{RenderError, RenderErrorKind};
 use super::filters::{self, FilterError, FilterName};
