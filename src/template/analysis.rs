@@ -188,7 +188,7 @@ impl<'s> Analyzer<'s> {
             self.expr(e);
         }
         for f in &v.filters {
-            if let Some(why) = unsupported_filter(self.src, f) {
+            if let Some(why) = unsupported_filter(f) {
                 self.unsupported.push((f.begin, why));
             }
             for a in &f.args {
@@ -350,7 +350,7 @@ fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
 
 /// Why runstart cannot render filter call `f` as LiquidJS does, if it cannot: the deploy
 /// check refuses these, so they never render differently at run time.
-fn unsupported_filter(src: &str, f: &super::ast::FilterCall) -> Option<String> {
+fn unsupported_filter(f: &super::ast::FilterCall) -> Option<String> {
     let super::filters::FilterName::Known(name) = f.name else {
         return None;
     };
@@ -361,23 +361,6 @@ fn unsupported_filter(src: &str, f: &super::ast::FilterCall) -> Option<String> {
         n if n.ends_with("_exp") && f.exp.is_none() => Some(format!(
             "the filter {n} needs a quoted item name and a quoted expression in runstart"
         )),
-        "date" => match f.args.get(1) {
-            Some(FilterArg::Positional(e)) => match &e.kind {
-                ExprKind::Str(z)
-                    if !matches!(z.get(src), "UTC" | "Etc/UTC" | "GMT" | "Etc/GMT") =>
-                {
-                    Some(format!(
-                        "date: the time zone {} is not supported by runstart (no time zone database); give an offset in minutes",
-                        serde_json::to_string(z.get(src)).unwrap_or_default()
-                    ))
-                }
-                ExprKind::Path { .. } => Some(
-                    "date: a time zone read from a variable may be a zone name, which runstart cannot render; give an offset in minutes".to_string(),
-                ),
-                _ => None,
-            },
-            _ => None,
-        },
         _ => None,
     }
 }

@@ -378,33 +378,38 @@ fn strftime_in(ms: f64, format: &str, offset: Option<f64>, name: Option<&str>) -
 }
 
 /// `date: format, timezone`: an unparseable input is returned unchanged. A timezone is
-/// minutes west of UTC; a zone name (`"Asia/Colombo"`) is an error, since runstart has no
-/// time zone database (the deploy check refuses it too).
+/// minutes west of UTC (as `Date.prototype.getTimezoneOffset`), or an IANA zone name whose
+/// offset at that instant comes from the bundled time zone database; `%Z` then writes the
+/// name as given.
 pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Result<Val<'a>, String> {
+    let Some(ms) = timestamp(&input) else {
+        return Ok(input);
+    };
     let mut name = None;
     let offset = match args.get(1) {
         None | Some(Val::Undef) | Some(Val::Nil) => None,
-        Some(Val::Num(n)) => Some(*n),
-        // zone names without offsets need no database
-        Some(v) if matches!(v.as_str(), Some("UTC" | "Etc/UTC" | "GMT" | "Etc/GMT")) => {
-            name = v.as_str();
-            Some(0.0)
+        Some(v @ (Val::S(_) | Val::Str(_))) => {
+            let zone = v.as_str().unwrap_or("");
+            name = Some(zone);
+            Some(zone_offset(zone, ms)?)
         }
-        Some(v) => {
-            return Err(format!(
-                "date: the time zone {} is not supported by runstart; give an offset in minutes",
-                serde_json::to_string(&js_string(v)).unwrap_or_default()
-            ));
-        }
-    };
-    let Some(ms) = timestamp(&input) else {
-        return Ok(input);
+        Some(v) => Some(to_number(v)),
     };
     let format = match args.first() {
         None | Some(Val::Undef) | Some(Val::Nil) => "%A, %B %-e, %Y at %-l:%M %P %z".to_string(),
         Some(v) => stringify(v),
     };
     Ok(Val::string(strftime_in(ms, &format, offset, name)))
+}
+
+/// Minutes west of UTC of IANA zone `zone` at `ms` (LiquidJS asks `Intl` the same).
+fn zone_offset(zone: &str, ms: f64) -> Result<f64, String> {
+    let tz = jiff::tz::TimeZone::get(zone)
+        .map_err(|_| format!("Invalid time zone specified: {zone}"))?;
+    let at = jiff::Timestamp::from_millisecond(ms.floor() as i64)
+        .map_err(|_| "Invalid time value".to_string())?;
+    // LiquidJS compares minute-resolution local times, so seconds of an offset drop out
+    Ok(-f64::from(tz.to_offset(at).seconds().div_euclid(60)))
 }
 
 /// Jekyll's `date_to_xmlschema`, `date_to_rfc822`, `date_to_string` and
