@@ -123,44 +123,157 @@ fn parse_iso(s: &str) -> Option<f64> {
     Some((days * 86_400_000 + ms - offset_min * 60_000) as f64)
 }
 
-/// V8's fallback date parser, for the shapes that reach `date` from plain values: numbers
-/// separated by anything read as month, day, year (`"5"` is 2001-05-01, `"1.2.0"` is
-/// 2000-01-02, `"1,2,3"` is 2003-01-02); words are skipped; no number means invalid.
+/// V8's fallback date parser, for the shapes that reach `date` from plain values and text:
+/// numbers separated by anything read as month, day, year (`"5"` is 2001-05-01, `"1.2.0"`
+/// is 2000-01-02, `"1,2,3"` is 2003-01-02), or year, month, day when the first has three
+/// digits or more (`"2025-01-02"` after a space-separated time); a month name takes the
+/// month's place (`"March 14, 2016"`); `h:mm[:ss]` with `am`/`pm` is the time, and after
+/// it `+hhmm`, `-hh:mm`, `Z`, `UTC` or `GMT` the offset (local time, here UTC, without
+/// one); other words are skipped; no number means invalid.
 fn parse_legacy(s: &str) -> Option<f64> {
-    let mut nums: Vec<i64> = Vec::new();
-    let mut cur: Option<i64> = None;
-    for c in s.chars() {
-        if let Some(d) = c.to_digit(10) {
-            cur = Some(
-                cur.unwrap_or(0)
-                    .saturating_mul(10)
-                    .saturating_add(i64::from(d)),
-            );
-        } else if let Some(n) = cur.take() {
-            nums.push(n);
+    let b = s.as_bytes();
+    let mut nums: Vec<(i64, usize)> = Vec::new();
+    let mut month: Option<i64> = None;
+    let mut time: Option<(i64, i64, i64, i64)> = None;
+    let mut offset_min: Option<i64> = None;
+    let mut pm: Option<bool> = None;
+    let digits = |i: usize| {
+        let mut j = i;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        j
+    };
+    let value = |i: usize, j: usize| -> i64 {
+        s.get(i..j)
+            .and_then(|t| t.get(..t.len().min(9)))
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(i64::MAX / 4)
+    };
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_digit() {
+            let j = digits(i);
+            if b.get(j) == Some(&b':') && time.is_none() {
+                // h:mm[:ss[.fff]]
+                let h = value(i, j);
+                let k = digits(j + 1);
+                let mi = value(j + 1, k);
+                let (mut sec, mut ms, mut end) = (0, 0, k);
+                if b.get(k) == Some(&b':') {
+                    let l = digits(k + 1);
+                    sec = value(k + 1, l);
+                    end = l;
+                    if b.get(l) == Some(&b'.') {
+                        let f = digits(l + 1);
+                        let frac = s.get(l + 1..f).unwrap_or("");
+                        let f3: String = frac.chars().chain("000".chars()).take(3).collect();
+                        ms = f3.parse().unwrap_or(0);
+                        end = f;
+                    }
+                }
+                if k == j + 1 {
+                    return None;
+                }
+                time = Some((h, mi, sec, ms));
+                i = end;
+                continue;
+            }
+            nums.push((value(i, j), j - i));
+            i = j;
+        } else if (c == b'+' || c == b'-')
+            && time.is_some()
+            && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+        {
+            let j = digits(i + 1);
+            let sign = if c == b'-' { -1 } else { 1 };
+            let (hh, mm, end) = if b.get(j) == Some(&b':') {
+                let k = digits(j + 1);
+                (value(i + 1, j), value(j + 1, k), k)
+            } else if j - (i + 1) == 4 {
+                (value(i + 1, i + 3), value(i + 3, j), j)
+            } else {
+                (value(i + 1, j), 0, j)
+            };
+            offset_min = Some(sign * (hh * 60 + mm));
+            i = end;
+        } else if c.is_ascii_alphabetic() {
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_alphabetic() {
+                j += 1;
+            }
+            let word = s.get(i..j).unwrap_or("").to_ascii_lowercase();
+            match word.as_str() {
+                "am" | "a" => pm = Some(false),
+                "pm" | "p" => pm = Some(true),
+                "z" | "utc" | "gmt" | "ut" => offset_min = Some(0),
+                w if w.len() >= 3 => {
+                    if let Some(m) = MONTHS.iter().position(|name| {
+                        name.to_ascii_lowercase()
+                            .starts_with(w.get(..3).unwrap_or(""))
+                    }) {
+                        month = Some(m as i64 + 1);
+                    }
+                }
+                _ => {}
+            }
+            i = j;
+        } else {
+            i += 1;
         }
     }
-    if let Some(n) = cur {
-        nums.push(n);
-    }
-    if nums.is_empty() || nums.len() > 3 {
+    if nums.is_empty() && month.is_none() {
         return None;
     }
-    let m = nums[0];
-    let d = nums.get(1).copied().unwrap_or(1);
-    let mut y = nums.get(2).copied().unwrap_or(2001);
-    if nums.len() == 3 {
+    let two_digit = |y: i64| {
         if y < 50 {
-            y += 2000;
+            y + 2000
         } else if y < 100 {
-            y += 1900;
+            y + 1900
+        } else {
+            y
         }
-    }
+    };
+    let (y, m, d) = match month {
+        Some(m) => {
+            if nums.len() > 2 {
+                return None;
+            }
+            let d = nums.first().map_or(1, |n| n.0);
+            let y = nums.get(1).map_or(2001, |n| two_digit(n.0));
+            (y, m, d)
+        }
+        None if nums.len() > 3 => return None,
+        None if nums.len() == 3 && nums[0].1 >= 3 => (nums[0].0, nums[1].0, nums[2].0),
+        None => {
+            let m = nums[0].0;
+            let d = nums.get(1).map_or(1, |n| n.0);
+            let y = match nums.get(2) {
+                Some(n) => two_digit(n.0),
+                None => 2001,
+            };
+            (y, m, d)
+        }
+    };
     // JS dates end at year 275760
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) || y > 275_760 {
         return None;
     }
-    Some((days_from_civil(y, m, d) * 86_400_000) as f64)
+    let mut clock = 0;
+    if let Some((h, mi, sec, ms)) = time {
+        let h = match pm {
+            Some(true) if h < 12 => h + 12,
+            Some(false) if h == 12 => 0,
+            _ => h,
+        };
+        if h > 24 || mi > 59 || sec > 59 {
+            return None;
+        }
+        clock = ((h * 60 + mi) * 60 + sec) * 1000 + ms;
+    }
+    let offset = offset_min.unwrap_or(0);
+    Some((days_from_civil(y, m, d) * 86_400_000 + clock - offset * 60_000) as f64)
 }
 
 fn timestamp(v: &Val<'_>) -> Option<f64> {
@@ -461,5 +574,11 @@ mod tests {
         assert_eq!(parse_iso("2026-09-17"), Some(ms - 55_800_000.0));
         assert_eq!(parse_legacy("1.2.0"), parse_iso("2000-01-02"));
         assert_eq!(parse_legacy("gold"), None);
+        assert_eq!(
+            parse_legacy("2025-01-02 03:04:05 -0100"),
+            parse_iso("2025-01-02T04:04:05Z")
+        );
+        assert_eq!(parse_legacy("March 14, 2016"), parse_iso("2016-03-14"));
+        assert_eq!(parse_legacy("5"), parse_iso("2001-05-01"));
     }
 }
