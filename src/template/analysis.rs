@@ -355,9 +355,6 @@ fn unsupported_filter(f: &super::ast::FilterCall) -> Option<String> {
         return None;
     };
     match name {
-        "group_by" | "group_by_exp" => Some(format!(
-            "the filter {name} is not supported by runstart's renderer; group the data before the run"
-        )),
         n if n.ends_with("_exp") && f.exp.is_none() => Some(format!(
             "the filter {n} needs a quoted item name and a quoted expression in runstart"
         )),

@@ -522,6 +522,17 @@ pub(crate) fn apply<'a>(
                 items.iter().map(|it| it.get_path_lenient(&p)).collect(),
             ))
         }
+        "group_by" => {
+            let items = super::render::to_enumerable(&input);
+            let p = arg(args, 0).map(stringify).unwrap_or_default();
+            let path = scope_path(&p)?;
+            let mut groups = Groups::default();
+            for it in items {
+                let key = scope_read(&it, &path)?;
+                groups.add(key, it);
+            }
+            groups.into_value()
+        }
         "where" | "reject" | "find" | "find_index" | "has" => {
             let items = to_array(&input);
             let p = arg(args, 0).map(stringify).unwrap_or_default();
@@ -745,6 +756,55 @@ pub(crate) fn apply<'a>(
         }
     };
     Ok(out)
+}
+
+/// The groups `group_by` builds, in order of first appearance. Keys compare as a JS
+/// `Map`'s (SameValueZero); primitive keys are indexed, so grouping stays linear.
+#[derive(Default)]
+pub(crate) struct Groups<'a> {
+    groups: Vec<(Val<'a>, Vec<Val<'a>>)>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl<'a> Groups<'a> {
+    /// Adds `item` to the group of `key`.
+    pub(crate) fn add(&mut self, key: Val<'a>, item: Val<'a>) {
+        let hashed = match &key {
+            Val::Undef => Some("u".to_string()),
+            Val::Nil => Some("l".to_string()),
+            Val::Bool(b) => Some(format!("b{b}")),
+            Val::Num(n) if n.is_nan() => Some("nNaN".to_string()),
+            Val::Num(n) => Some(format!("n{}", if *n == 0.0 { 0.0 } else { *n })),
+            Val::S(_) | Val::Str(_) => Some(format!("s{}", key.as_str().unwrap_or(""))),
+            _ => None,
+        };
+        let found = match &hashed {
+            Some(h) => self.index.get(h).copied(),
+            None => self
+                .groups
+                .iter()
+                .position(|(k, _)| k.same_value_zero(&key)),
+        };
+        match found.and_then(|i| self.groups.get_mut(i)) {
+            Some((_, items)) => items.push(item),
+            None => {
+                if let Some(h) = hashed {
+                    self.index.insert(h, self.groups.len());
+                }
+                self.groups.push((key, vec![item]));
+            }
+        }
+    }
+
+    /// `[{name, items}, …]`.
+    pub(crate) fn into_value(self) -> Val<'a> {
+        Val::Arr(Rc::new(
+            self.groups
+                .into_iter()
+                .map(|g| Val::Group(Rc::new(g)))
+                .collect(),
+        ))
+    }
 }
 
 /// A filter's property argument read as LiquidJS's `readScopeValue` does (`a.b`,

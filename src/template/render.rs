@@ -508,7 +508,12 @@ impl<'a> Renderer<'a> {
             self.step(1 + work_size(&v), f.begin)?;
             if matches!(
                 name,
-                "where_exp" | "reject_exp" | "find_exp" | "find_index_exp" | "has_exp"
+                "where_exp"
+                    | "reject_exp"
+                    | "find_exp"
+                    | "find_index_exp"
+                    | "has_exp"
+                    | "group_by_exp"
             ) {
                 v = self.exp_filter(f, name, &v)?;
                 continue;
@@ -546,7 +551,13 @@ impl<'a> Renderer<'a> {
             )));
         };
         let fv = x.value.as_ref().map_err(|m| other(m.clone()))?;
-        let items = filters::to_array(input);
+        // `group_by_exp` enumerates (an object gives its entries), the others take arrays
+        let items = if name == "group_by_exp" {
+            to_enumerable(input)
+        } else {
+            filters::to_array(input)
+        };
+        let mut groups = filters::Groups::default();
         self.step(items.len(), f.begin)?;
         let mut kept = Vec::new();
         for (i, item) in items.into_iter().enumerate() {
@@ -568,11 +579,13 @@ impl<'a> Renderer<'a> {
                 "find_exp" if v.truthy_js() => return Ok(item),
                 "find_index_exp" if v.truthy_js() => return Ok(Val::Num(i as f64)),
                 "has_exp" if v.truthy_js() => return Ok(Val::Bool(true)),
+                "group_by_exp" => groups.add(v, item),
                 _ => {}
             }
         }
         Ok(match name {
             "has_exp" => Val::Bool(false),
+            "group_by_exp" => groups.into_value(),
             "find_exp" | "find_index_exp" => Val::Undef,
             _ => Val::Arr(Rc::new(kept)),
         })
@@ -810,7 +823,7 @@ fn work_size(v: &Val<'_>) -> usize {
     }
 }
 
-fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
+pub(crate) fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
     if let Some(items) = v.items() {
         return items;
     }
@@ -827,6 +840,13 @@ fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
             .map(|(k, x)| Val::Arr(Rc::new(vec![Val::S(k), Val::from_json(x)])))
             .collect(),
         Val::Loop(_) => vec![v.clone()],
+        Val::Group(g) => vec![
+            Val::Arr(Rc::new(vec![Val::S("name"), g.0.clone()])),
+            Val::Arr(Rc::new(vec![
+                Val::S("items"),
+                Val::Arr(Rc::new(g.1.clone())),
+            ])),
+        ],
         _ => Vec::new(),
     }
 }

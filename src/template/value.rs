@@ -38,6 +38,8 @@ pub(crate) enum Val<'a> {
     Empty,
     Blank,
     Loop(LoopInfo<'a>),
+    /// One group of `group_by`: the object `{name, items}`.
+    Group(Rc<(Val<'a>, Vec<Val<'a>>)>),
 }
 
 impl<'a> Val<'a> {
@@ -114,6 +116,7 @@ impl<'a> Val<'a> {
             (Val::Num(a), Val::Num(b)) => a == b || (a.is_nan() && b.is_nan()),
             (Val::Json(a), Val::Json(b)) => std::ptr::eq(*a, *b),
             (Val::Arr(a), Val::Arr(b)) => Rc::ptr_eq(a, b),
+            (Val::Group(a), Val::Group(b)) => Rc::ptr_eq(a, b),
             (Val::Loop(a), Val::Loop(b)) => std::ptr::eq(a.head, b.head) && a.index0 == b.index0,
             _ => strict_eq_prim(self, o),
         }
@@ -185,6 +188,13 @@ impl<'a> Val<'a> {
                 }
                 Val::Undef
             }
+            Val::Group(g) => match js_string(key).as_str() {
+                "name" => g.0.clone(),
+                "items" => Val::Arr(Rc::new(g.1.clone())),
+                // an object's size is its number of keys
+                "size" => Val::Num(2.0),
+                _ => Val::Undef,
+            },
             Val::Loop(l) => {
                 let k = js_string(key);
                 let i = l.index0 as usize;
@@ -463,6 +473,7 @@ pub(crate) fn js_equals(l: &Val<'_>, r: &Val<'_>) -> bool {
                 (Val::Loop(a), Val::Loop(b)) => {
                     std::ptr::eq(a.head, b.head) && a.index0 == b.index0
                 }
+                (Val::Group(a), Val::Group(b)) => Rc::ptr_eq(a, b),
                 _ => strict_eq_prim(l, r),
             }
         }
@@ -495,7 +506,7 @@ enum Prim {
 fn to_prim(v: &Val<'_>) -> Prim {
     match v {
         Val::S(_) | Val::Str(_) => Prim::S(v.as_str().unwrap_or("").to_string()),
-        Val::Json(_) | Val::Arr(_) | Val::Loop(_) => Prim::S(js_string(v)),
+        Val::Json(_) | Val::Arr(_) | Val::Loop(_) | Val::Group(_) => Prim::S(js_string(v)),
         Val::Empty | Val::Blank => Prim::S(String::new()),
         _ => Prim::N(to_number(v)),
     }
@@ -599,6 +610,27 @@ fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> boo
             out.push('}');
         }
         Val::Empty | Val::Blank => out.push_str("{}"),
+        Val::Group(g) => {
+            out.push('{');
+            // an `undefined` name is left out, as JSON.stringify does
+            if !matches!(g.0, Val::Undef) {
+                newline(out, indent, level + 1);
+                out.push_str("\"name\":");
+                if indent > 0 {
+                    out.push(' ');
+                }
+                write_json(out, &g.0, indent, level + 1);
+                out.push(',');
+            }
+            newline(out, indent, level + 1);
+            out.push_str("\"items\":");
+            if indent > 0 {
+                out.push(' ');
+            }
+            write_json(out, &Val::Arr(Rc::new(g.1.clone())), indent, level + 1);
+            newline(out, indent, level);
+            out.push('}');
+        }
         Val::Loop(l) => {
             // the drop's own fields, in construction order
             out.push_str(&format!(
