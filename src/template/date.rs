@@ -500,7 +500,7 @@ pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Result<Val<'a
     };
     let mut name = None;
     let offset = match args.get(1) {
-        None | Some(Val::Undef) | Some(Val::Nil) => None,
+        None | Some(Val::Undef) | Some(Val::Nil | Val::NilDrop) => None,
         Some(v @ (Val::S(_) | Val::Str(_))) => {
             let zone = v.as_str().unwrap_or("");
             name = Some(zone);
@@ -509,7 +509,9 @@ pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Result<Val<'a
         Some(v) => Some(to_number(v)),
     };
     let format = match args.first() {
-        None | Some(Val::Undef) | Some(Val::Nil) => "%A, %B %-e, %Y at %-l:%M %P %z".to_string(),
+        None | Some(Val::Undef) | Some(Val::Nil | Val::NilDrop) => {
+            "%A, %B %-e, %Y at %-l:%M %P %z".to_string()
+        }
         Some(v) => stringify(v),
     };
     Ok(Val::string(strftime_in(ms, &format, offset, name)))

@@ -150,7 +150,7 @@ fn utf16_slice(s: &str, from: usize, to: usize) -> String {
 pub(crate) fn to_array<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
     match v.items() {
         Some(items) => items,
-        None if matches!(v, Val::Nil | Val::Undef) => Vec::new(),
+        None if matches!(v, Val::Nil | Val::NilDrop | Val::Undef) => Vec::new(),
         None => vec![v.clone()],
     }
 }
@@ -336,7 +336,7 @@ pub(crate) fn apply<'a>(
         "sample" => {
             // random in LiquidJS; runstart keeps the order (same verdict, same size)
             let items = match &input {
-                Val::Nil | Val::Undef => return Ok(Val::Arr(Rc::new(Vec::new()))),
+                Val::Nil | Val::NilDrop | Val::Undef => return Ok(Val::Arr(Rc::new(Vec::new()))),
                 _ if input.is_array() => to_array(&input),
                 _ => js_split(&stringify(&input), "")
                     .into_iter()
@@ -453,7 +453,7 @@ pub(crate) fn apply<'a>(
         "join" => {
             let items = to_array(&input);
             let sep = match arg(args, 0) {
-                None | Some(Val::Undef) | Some(Val::Nil) => " ".to_string(),
+                None | Some(Val::Undef) | Some(Val::Nil | Val::NilDrop) => " ".to_string(),
                 Some(v) => stringify(v),
             };
             Val::string(capped_join(
@@ -479,7 +479,7 @@ pub(crate) fn apply<'a>(
         "compact" => Val::Arr(Rc::new(
             to_array(&input)
                 .into_iter()
-                .filter(|v| !matches!(v, Val::Nil | Val::Undef))
+                .filter(|v| !matches!(v, Val::Nil | Val::NilDrop | Val::Undef))
                 .collect(),
         )),
         "concat" => {
@@ -687,7 +687,7 @@ pub(crate) fn apply<'a>(
                 (norm(b.trunc()), norm((b + length).trunc()))
             };
             match &input {
-                Val::Nil | Val::Undef => Val::Arr(Rc::new(Vec::new())),
+                Val::Nil | Val::NilDrop | Val::Undef => Val::Arr(Rc::new(Vec::new())),
                 _ if input.is_array() => {
                     let items = to_array(&input);
                     let (from, to) = slice_bounds(items.len());
@@ -771,11 +771,15 @@ impl<'a> Groups<'a> {
     pub(crate) fn add(&mut self, key: Val<'a>, item: Val<'a>) {
         let hashed = match &key {
             Val::Undef => Some("u".to_string()),
-            Val::Nil => Some("l".to_string()),
+            Val::Nil | Val::NilDrop => Some("l".to_string()),
             Val::Bool(b) => Some(format!("b{b}")),
             Val::Num(n) if n.is_nan() => Some("nNaN".to_string()),
             Val::Num(n) => Some(format!("n{}", if *n == 0.0 { 0.0 } else { *n })),
             Val::S(_) | Val::Str(_) => Some(format!("s{}", key.as_str().unwrap_or(""))),
+            // objects and arrays are keys by identity
+            Val::Json(v) => Some(format!("j{:p}", *v)),
+            Val::Arr(a) => Some(format!("a{:p}", Rc::as_ptr(a))),
+            Val::Group(g) => Some(format!("g{:p}", Rc::as_ptr(g))),
             _ => None,
         };
         let found = match &hashed {
@@ -1143,7 +1147,7 @@ fn remove_accents(s: &str) -> String {
 /// `Array.prototype.join` renders nil as empty and nested arrays with commas.
 fn join_item(v: &Val<'_>) -> String {
     match v {
-        Val::Nil | Val::Undef => String::new(),
+        Val::Nil | Val::NilDrop | Val::Undef => String::new(),
         _ if v.items_len().is_some() => v
             .items()
             .unwrap_or_default()

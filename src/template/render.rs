@@ -630,7 +630,7 @@ impl<'a> Renderer<'a> {
         Ok(match &e.kind {
             ExprKind::True => Val::Bool(true),
             ExprKind::False => Val::Bool(false),
-            ExprKind::Nil => Val::Nil,
+            ExprKind::Nil => Val::NilDrop,
             ExprKind::Empty => Val::Empty,
             ExprKind::Blank => Val::Blank,
             ExprKind::Str(s) => Val::S(s.get(self.src)),
@@ -704,7 +704,7 @@ impl<'a> Renderer<'a> {
         let undefined = |upto: usize, dynamic: &[Val<'a>]| {
             let path = (0..=upto)
                 .map(|i| match key_at(i, dynamic) {
-                    Val::Nil | Val::Undef => String::new(),
+                    Val::Nil | Val::NilDrop | Val::Undef => String::new(),
                     k => js_string(&k),
                 })
                 .collect::<Vec<_>>()
