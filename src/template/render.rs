@@ -77,7 +77,7 @@ pub(crate) struct Renderer<'a> {
     cont: bool,
     cycles: HashMap<String, usize>,
     /// Where each `for` (by variable and collection text) stopped, for `offset: continue`.
-    continues: HashMap<String, f64>,
+    continues: HashMap<(&'a str, &'a str), f64>,
     /// Steps taken so far, against [`MAX_RENDER_STEPS`].
     steps: u64,
 }
@@ -348,16 +348,21 @@ impl<'a> Renderer<'a> {
         if items.is_empty() {
             return self.render(else_body, out);
         }
-        // `continue` names where the same loop stopped last time (an empty object before)
-        let key = format!("{}-{}", head.var, head.collection_text);
-        let cont = match self.continues.get(&key) {
-            Some(n) => Val::Num(*n),
-            None => Val::Json(&EMPTY_OBJECT),
+        // `continue` names where the same loop (same variable and collection text) stopped
+        // last time, an empty object before
+        let key = (head.var.as_str(), head.collection_text.as_str());
+        let hash = if head.hash.is_empty() {
+            Vec::new()
+        } else {
+            let cont = match self.continues.get(&key) {
+                Some(n) => Val::Num(*n),
+                None => Val::Json(&EMPTY_OBJECT),
+            };
+            self.scopes.push(vec![("continue", cont)]);
+            let hash = self.hash(head);
+            self.scopes.pop();
+            hash?
         };
-        self.scopes.push(vec![("continue", cont)]);
-        let hash = self.hash(head);
-        self.scopes.pop();
-        let hash = hash?;
         let get = |k: &str| hash.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
         let start = match get("offset") {
             None | Some(Val::Undef) => 0.0,
@@ -374,7 +379,8 @@ impl<'a> Renderer<'a> {
         if get("reversed").is_some_and(|v| !matches!(v, Val::Undef)) {
             items.reverse();
         }
-        self.continues.insert(key, start + items.len() as f64);
+        let stop = start + items.len() as f64;
+        self.continues.insert(key, stop);
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
         self.scopes.push(Vec::with_capacity(2));
         let mut result = Ok(());
@@ -506,15 +512,7 @@ impl<'a> Renderer<'a> {
                 }
             };
             self.step(1 + work_size(&v), f.begin)?;
-            if matches!(
-                name,
-                "where_exp"
-                    | "reject_exp"
-                    | "find_exp"
-                    | "find_index_exp"
-                    | "has_exp"
-                    | "group_by_exp"
-            ) {
+            if name.ends_with("_exp") {
                 v = self.exp_filter(f, name, &v)?;
                 continue;
             }
