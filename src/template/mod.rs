@@ -110,6 +110,8 @@ pub struct CompiledTemplate {
     reads: Vec<VariableRef>,
     partials: Vec<analysis::PartialSite>,
     unsupported: Vec<(usize, String)>,
+    /// Whether the source mentions `continue` (so `offset: continue` may be read).
+    mentions_continue: bool,
 }
 
 impl CompiledTemplate {
@@ -144,6 +146,7 @@ impl CompiledTemplate {
             reads: a.reads,
             partials: a.partials,
             unsupported: a.unsupported,
+            mentions_continue: source.contains("continue"),
         })
     }
 
@@ -194,7 +197,7 @@ impl CompiledTemplate {
         globals: render::Globals<'_>,
     ) -> Result<String, RenderError> {
         let mut out = String::with_capacity(self.source.len());
-        let mut r = render::Renderer::new(&self.source, globals);
+        let mut r = render::Renderer::new(&self.source, globals, self.mentions_continue);
         r.render(&self.nodes, &mut out)?;
         Ok(out)
     }

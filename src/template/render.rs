@@ -78,12 +78,15 @@ pub(crate) struct Renderer<'a> {
     cycles: HashMap<String, usize>,
     /// Where each `for` (by variable and collection text) stopped, for `offset: continue`.
     continues: HashMap<(&'a str, &'a str), f64>,
+    /// Whether loops record where they stopped: only a template that mentions `continue`
+    /// can read it, so others skip the bookkeeping.
+    track_continue: bool,
     /// Steps taken so far, against [`MAX_RENDER_STEPS`].
     steps: u64,
 }
 
 impl<'a> Renderer<'a> {
-    pub(crate) fn new(src: &'a str, globals: Globals<'a>) -> Renderer<'a> {
+    pub(crate) fn new(src: &'a str, globals: Globals<'a>, track_continue: bool) -> Renderer<'a> {
         Renderer {
             src,
             globals,
@@ -93,6 +96,7 @@ impl<'a> Renderer<'a> {
             cont: false,
             cycles: HashMap::new(),
             continues: HashMap::new(),
+            track_continue,
             steps: 0,
         }
     }
@@ -379,8 +383,9 @@ impl<'a> Renderer<'a> {
         if get("reversed").is_some_and(|v| !matches!(v, Val::Undef)) {
             items.reverse();
         }
-        let stop = start + items.len() as f64;
-        self.continues.insert(key, stop);
+        if self.track_continue {
+            self.continues.insert(key, start + items.len() as f64);
+        }
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
         self.scopes.push(Vec::with_capacity(2));
         let mut result = Ok(());
