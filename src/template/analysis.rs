@@ -148,6 +148,8 @@ struct Analyzer<'s> {
     globals: Vec<VariableRef>,
     partials: Vec<PartialSite>,
     unsupported: Vec<(usize, String)>,
+    /// Whether a `for` reads `continue` in its arguments (`offset: continue`).
+    reads_continue: bool,
 }
 
 impl<'s> Analyzer<'s> {
@@ -248,6 +250,10 @@ impl<'s> Analyzer<'s> {
                 for (_, v) in &head.hash {
                     if let Some(e) = v {
                         self.expr(e);
+                        self.reads_continue |= self
+                            .src
+                            .get(e.begin..e.end)
+                            .is_some_and(|t| t.contains("continue"));
                     }
                 }
                 self.blocks.push([head.var.as_str(), "forloop"]);
@@ -377,6 +383,8 @@ pub(crate) struct Analysis {
     pub(crate) partials: Vec<PartialSite>,
     /// Filter calls runstart cannot render as LiquidJS does: offset and reason.
     pub(crate) unsupported: Vec<(usize, String)>,
+    /// Whether a `for` reads `continue` (so loops must record where they stopped).
+    pub(crate) reads_continue: bool,
 }
 
 pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
@@ -387,12 +395,14 @@ pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
         globals: Vec::with_capacity(8),
         partials: Vec::new(),
         unsupported: Vec::new(),
+        reads_continue: false,
     };
     a.nodes(nodes);
     Analysis {
         reads: a.globals,
         partials: a.partials,
         unsupported: a.unsupported,
+        reads_continue: a.reads_continue,
     }
 }
 

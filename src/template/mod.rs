@@ -110,8 +110,8 @@ pub struct CompiledTemplate {
     reads: Vec<VariableRef>,
     partials: Vec<analysis::PartialSite>,
     unsupported: Vec<(usize, String)>,
-    /// Whether the source mentions `continue` (so `offset: continue` may be read).
-    mentions_continue: bool,
+    /// Whether a loop reads `continue` (`offset: continue`), so loops record where they stop.
+    reads_continue: bool,
 }
 
 impl CompiledTemplate {
@@ -146,7 +146,7 @@ impl CompiledTemplate {
             reads: a.reads,
             partials: a.partials,
             unsupported: a.unsupported,
-            mentions_continue: source.contains("continue"),
+            reads_continue: a.reads_continue,
         })
     }
 
@@ -197,7 +197,7 @@ impl CompiledTemplate {
         globals: render::Globals<'_>,
     ) -> Result<String, RenderError> {
         let mut out = String::with_capacity(self.source.len());
-        let mut r = render::Renderer::new(&self.source, globals, self.mentions_continue);
+        let mut r = render::Renderer::new(&self.source, globals, self.reads_continue);
         r.render(&self.nodes, &mut out)?;
         Ok(out)
     }

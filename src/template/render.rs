@@ -78,8 +78,8 @@ pub(crate) struct Renderer<'a> {
     cycles: HashMap<String, usize>,
     /// Where each `for` (by variable and collection text) stopped, for `offset: continue`.
     continues: HashMap<(&'a str, &'a str), f64>,
-    /// Whether loops record where they stopped: only a template that mentions `continue`
-    /// can read it, so others skip the bookkeeping.
+    /// Whether loops record where they stopped: only a template whose loops read
+    /// `continue` can use it, so others skip the bookkeeping.
     track_continue: bool,
     /// Steps taken so far, against [`MAX_RENDER_STEPS`].
     steps: u64,
