@@ -148,7 +148,8 @@ fn parse_legacy(s: &str) -> Option<f64> {
         s.get(i..j)
             .and_then(|t| t.get(..t.len().min(9)))
             .and_then(|t| t.parse().ok())
-            .unwrap_or(i64::MAX / 4)
+            // an empty number is never valid; 10^9 fails every range check below
+            .unwrap_or(1_000_000_000)
     };
     let mut i = 0;
     while i < b.len() {
@@ -508,6 +509,11 @@ pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Result<Val<'a
         }
         Some(v) => Some(to_number(v)),
     };
+    // LiquidDate shifts the instant by the offset; past JavaScript's range it is invalid
+    let shifted = ms - offset.unwrap_or(0.0) * 60_000.0;
+    if !(shifted.is_finite() && shifted.abs() <= 8.64e15) {
+        return Ok(input);
+    }
     let format = match args.first() {
         None | Some(Val::Undef) | Some(Val::Nil | Val::NilDrop) => {
             "%A, %B %-e, %Y at %-l:%M %P %z".to_string()
@@ -582,5 +588,16 @@ mod tests {
         );
         assert_eq!(parse_legacy("March 14, 2016"), parse_iso("2016-03-14"));
         assert_eq!(parse_legacy("5"), parse_iso("2001-05-01"));
+        // malformed times and offsets neither panic nor overflow
+        for s in [
+            "1:",
+            "1:00 +",
+            "1:00 +1:",
+            "1:00 +999999999999:99999",
+            "12:00:",
+            "Jan 1 1:2:3.",
+        ] {
+            let _ = parse_legacy(s);
+        }
     }
 }
