@@ -808,6 +808,11 @@ fn deep_size(v: &Val<'_>, cap: usize) -> usize {
         total += 1;
         match item {
             Val::Arr(a) => stack.extend(a.iter().cloned()),
+            // `group_by` groups share their items too
+            Val::Group(g) => {
+                stack.push(g.0.clone());
+                stack.extend(g.1.iter().cloned());
+            }
             Val::S(s) => total = total.saturating_add(s.len()),
             Val::Str(s) => total = total.saturating_add(s.len()),
             Val::Json(j) => json.push(j),
