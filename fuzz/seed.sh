@@ -42,6 +42,9 @@ for p in packs:
 
 for case in lines(shared / "liquid" / "templates.jsonl"):
     put("template", case["template"])
+# Real-world templates: every LiquidJS filter, partial tags, else/elsif quirks.
+for case in lines(shared / "liquid" / "realworld.jsonl"):
+    put("template", case["template"])
 for case in lines(shared / "semver" / "max-satisfying.jsonl"):
     put("range", "\n".join([case["range"]] + case.get("versions", [])))
 for case in lines(shared / "router" / "cases.jsonl"):

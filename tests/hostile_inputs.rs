@@ -259,6 +259,12 @@ fn render_work_and_size_are_capped() {
     );
     assert!(m.contains("larger than"), "{m}");
     let m = render_error(
+        "an array grouped into itself 40 times",
+        "{% assign a = (1..3) %}{% for i in (1..40) %}{% assign a = a | push: a | group_by_exp: 'x', 'true' | push: a %}{% endfor %}\
+         {{ a | json | size }}",
+    );
+    assert!(m.contains("larger than"), "{m}");
+    let m = render_error(
         "output over the cap",
         "{% for a in (1..1000000) %}0123456789{% endfor %}",
     );

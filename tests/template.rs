@@ -260,6 +260,18 @@ mod properties {
         "{% comment %}",
         "{% endcomment %}",
         "{%- liquid\n echo a\n assign b = 1 -%}",
+        "{% unless a %}",
+        "{% endunless %}",
+        "{% block %}",
+        "{% endblock %}",
+        "{% layout none %}",
+        "{% include b.c with a x: 1 %}",
+        "{% render 'p' for c as i %}",
+        "{{ c | where_exp: 'i', 'i.b > 0' | group_by_exp: 'i', 'i.b' | json }}",
+        "{{ c | group_by: 'b' | find: 'name', 1 | has: 'items' }}",
+        "{{ x | sha256 | base64_encode | base64_decode | slugify: 'pretty' }}",
+        "{{ '2025-01-02 03:04:05 -0100' | date: '%c %Z', 'Asia/Colombo' }}",
+        "{{ x | strip_html | truncatewords: 2 | number_of_words: 'auto' }}",
         "{{",
         "}}",
         "{%",
@@ -310,4 +322,162 @@ mod properties {
             }
         }
     }
+}
+
+/// LiquidJS 10.30.1's answers for filters and tags beyond the generated conformance set
+/// (checked against `realworld.jsonl`, kept here so they hold without `../shared`).
+#[test]
+fn liquidjs_filters_and_quirks() {
+    let render = |src: &str, ctx: serde_json::Value| {
+        CompiledTemplate::parse(src)
+            .unwrap_or_else(|e| panic!("{src}: {e}"))
+            .render(&ctx)
+            .map_err(|e| e.message().to_string())
+    };
+    let cases: &[(&str, &str)] = &[
+        (
+            "{{ 'Polyjuice' | sha256 }}",
+            "44ac1d7a2936e30a5de07082fd65d6fe9b1fb658a1a98bfe65bc5959beac5dd0",
+        ),
+        (
+            "{{ 'Polyjuice' | hmac_sha256: 'Polina' }}",
+            "8e0d5d65cff1242a4af66c8f4a32854fd5fb80edcc8aabe9b302b29c7c71dc20",
+        ),
+        ("{{ '你好世界' | base64_encode }}", "5L2g5aW95LiW55WM"),
+        ("{{ 'dHJ1ZQ==' | base64_decode }}", "true"),
+        ("{{ '  a \n b  ' | squish }}", "a b"),
+        ("{{ 'foobarcoo' | rstrip: 'fco' }}", "foobar"),
+        ("{{ -7 | modulo: 3 }}{{ 7 | modulo: -3 }}", "2-2"),
+        ("{{ 1.005 | round: 2 }}", "1.01"),
+        (
+            "{{ 'Ground control to Major Tom.' | truncatewords: 3, '--' }}",
+            "Ground control to--",
+        ),
+        (
+            "{{ 'The _config.yml file' | slugify: 'pretty' }}",
+            "the-_config.yml-file",
+        ),
+        (
+            "{{ \"!',()*\\\"!\" | cgi_escape }}",
+            "%21%27%2C%28%29%2A%22%21",
+        ),
+        ("{{ '<!-- a > b -->after<b>x</b>' | strip_html }}", "afterx"),
+        (
+            "{{ '2008-11-07T13:07:54-08:00' | date_to_long_string: 'ordinal', 'US' }}",
+            "November 7th, 2008",
+        ),
+        (
+            "{{ '1990-12-31T23:00:00Z' | date: '%Y-%m-%dT%H:%M:%S %Z', 'Asia/Colombo' }}",
+            "1991-01-01T04:30:00 Asia/Colombo",
+        ),
+        (
+            "{{ '1990-12-31T23:00:00Z' | date: '%H:%M %z', 360 }}",
+            "17:00 -0600",
+        ),
+        ("{{ 'March 14, 2016' | date: '%b %d, %y' }}", "Mar 14, 16"),
+        (
+            "{%if nil == blank %}eq{%else%}neq{% endif %}{% unless blank != nil %}!{% endunless %}",
+            "neq!",
+        ),
+        (
+            "{%for i in (1..5) limit: 2%}{{i}}{%endfor%}-{%for i in (1..5) offset:continue%}{{i}}{%endfor%}",
+            "12-345",
+        ),
+        (
+            "{% case 1 %}{% when 2 %}no{% else %}yes{% else %}no{% when 1 %}no{% endcase %}",
+            "yes",
+        ),
+        (
+            "{% layout none %}{%block a%}A{{ block.super }}{%endblock%}B",
+            "AB",
+        ),
+    ];
+    for (src, want) in cases {
+        assert_eq!(render(src, json!({})).as_deref(), Ok(*want), "{src}");
+    }
+    let members =
+        json!({"m": [{"n": "a", "y": 2014}, {"n": "b", "y": 2015}, {"n": "c", "y": 2014}]});
+    assert_eq!(
+        render("{{ m | group_by: 'y' | json }}", members.clone()).as_deref(),
+        Ok(
+            r#"[{"name":2014,"items":[{"n":"a","y":2014},{"n":"c","y":2014}]},{"name":2015,"items":[{"n":"b","y":2015}]}]"#
+        )
+    );
+    assert_eq!(
+        render("{{ m | where_exp: 'i', 'i.y == 2014' | map: 'n' | join: ',' }}/{{ m | find_index: 'n', 'b' }}/{{ m | has_exp: 'i', 'i.y > 2020' }}", members.clone()).as_deref(),
+        Ok("a,c/1/false")
+    );
+    // strict reads inside filters and partial names
+    assert_eq!(
+        render("{{ m | reject: 'z' }}", members),
+        Err("undefined variable: z".to_string())
+    );
+    assert_eq!(
+        render("{% include child.html %}", json!({})),
+        Err("undefined variable: child".to_string())
+    );
+    assert_eq!(
+        render("{% assign b = null %}{{ d[a[b.c]] }}", json!({})),
+        Err("undefined variable: b.c".to_string())
+    );
+}
+
+#[test]
+fn liquidjs_parse_quirks() {
+    let err = |src: &str| {
+        CompiledTemplate::parse(src)
+            .err()
+            .map(|e| e.message_with_position(src))
+    };
+    assert_eq!(
+        err("{% if false %}{% else %}{% else %}{% endif %}").as_deref(),
+        Some("duplicated else, line:1, col:1")
+    );
+    assert_eq!(
+        err("{% if false %}{% else %}{% elsif true %}{% endif %}").as_deref(),
+        Some("unexpected elsif after else, line:1, col:1")
+    );
+    assert_eq!(
+        err("{% for f in foo %} foo {% else foo = 'blah' %} {% endfor %}").as_deref(),
+        Some("unexpected \"foo = 'blah'\", line:1, col:1")
+    );
+    assert_eq!(err("{{ 'x' | sha256 }}"), None);
+    assert_eq!(
+        err("bar{% include \"bar/{{name | append: \\\".html\\\"}}\" %}bar"),
+        None
+    );
+}
+
+#[test]
+fn partial_names_are_read_as_variables_by_the_analysis() {
+    let globals = |src: &str| {
+        let t = CompiledTemplate::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        t.globals()
+            .map(|g| g.iter().map(|v| v.to_string()).collect::<Vec<_>>())
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        globals("{% include child.html %}"),
+        Ok(vec!["child.html".to_string()])
+    );
+    assert_eq!(globals("{% render child.html %}"), Ok(vec![]));
+    assert_eq!(
+        globals("{% include nil %}{% include 1 %}{% include \"a/{{ x }}\" %}"),
+        Ok(vec![])
+    );
+    assert_eq!(
+        globals("{% layout none %}{% block %}{{ z }}{{ block.super }}{% endblock %}"),
+        Ok(vec!["z".to_string()])
+    );
+    assert_eq!(
+        globals("{% include 'a' %}"),
+        Err("ENOENT: Failed to lookup \"a\" in \".\"".to_string())
+    );
+    let t = CompiledTemplate::parse("{{ m | where_exp: 'i', e }}").expect("parses");
+    let codes: Vec<_> = t
+        .check(&AllowedVariables::new().with_params(["m", "e"]))
+        .iter()
+        .map(|i| i.code())
+        .collect();
+    assert_eq!(codes, ["template-unsupported"]);
 }

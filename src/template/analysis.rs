@@ -6,7 +6,9 @@
 //! that follows in source order (whatever the branch), then its children are visited; `for`
 //! and `tablerow` add their loop variable and `forloop`/`tablerowloop` for their bodies only.
 
-use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, Node, PartialRef, Prop};
+use super::ast::{
+    Expr, ExprKind, FilterArg, FilteredValue, Node, PartialFile, PartialTag, Prop, lookup_message,
+};
 use std::fmt;
 
 /// One segment of a variable path.
@@ -144,7 +146,10 @@ struct Analyzer<'s> {
     /// Loop scopes of the enclosing `for` / `tablerow` tags.
     blocks: Vec<[&'s str; 2]>,
     globals: Vec<VariableRef>,
-    partials: Vec<PartialRef>,
+    partials: Vec<PartialSite>,
+    unsupported: Vec<(usize, String)>,
+    /// Whether a `for` reads `continue` in its arguments (`offset: continue`).
+    reads_continue: bool,
 }
 
 impl<'s> Analyzer<'s> {
@@ -185,6 +190,9 @@ impl<'s> Analyzer<'s> {
             self.expr(e);
         }
         for f in &v.filters {
+            if let Some(why) = unsupported_filter(f) {
+                self.unsupported.push((f.begin, why));
+            }
             for a in &f.args {
                 match a {
                     FilterArg::Positional(e) | FilterArg::Keyword(_, Some(e)) => self.expr(e),
@@ -242,6 +250,10 @@ impl<'s> Analyzer<'s> {
                 for (_, v) in &head.hash {
                     if let Some(e) = v {
                         self.expr(e);
+                        self.reads_continue |= self
+                            .src
+                            .get(e.begin..e.end)
+                            .is_some_and(|t| t.contains("continue"));
                     }
                 }
                 self.blocks.push([head.var.as_str(), "forloop"]);
@@ -282,7 +294,36 @@ impl<'s> Analyzer<'s> {
                 self.template_scope.push(name.get(self.src));
             }
             Node::Liquid(nodes) => self.nodes(nodes),
-            Node::Partial(p) => self.partials.push(p.clone()),
+            Node::Block(body) => {
+                // `block.super` is the parent block, a local
+                self.blocks.push(["block", "block"]);
+                self.nodes(body);
+                self.blocks.pop();
+            }
+            Node::Partial(p) => {
+                // LiquidJS's `arguments()`: hash values, then (include, layout) the file when
+                // it is a value, then `with` / `for`; a `render` never yields its file
+                for e in p.hash.iter().filter_map(|(_, v)| v.as_ref()) {
+                    self.expr(e);
+                }
+                if let (PartialFile::Value(e), PartialTag::Include | PartialTag::Layout) =
+                    (&p.file, p.tag)
+                {
+                    self.expr(e);
+                }
+                for e in p.with.iter().chain(p.for_each.iter()) {
+                    self.expr(e);
+                }
+                self.partials.push(PartialSite {
+                    tag: p.tag,
+                    offset: p.offset,
+                    lookup: match &p.file {
+                        PartialFile::Name(n) => Some(n.clone()),
+                        _ => None,
+                    },
+                });
+                self.nodes(&p.body);
+            }
         }
     }
 }
@@ -313,10 +354,37 @@ fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
     segs
 }
 
+/// Why runstart cannot render filter call `f` as LiquidJS does, if it cannot: the deploy
+/// check refuses these, so they never render differently at run time.
+fn unsupported_filter(f: &super::ast::FilterCall) -> Option<String> {
+    let super::filters::FilterName::Known(name) = f.name else {
+        return None;
+    };
+    match name {
+        n if n.ends_with("_exp") && f.exp.is_none() => Some(format!(
+            "the filter {n} needs a quoted item name and a quoted expression in runstart"
+        )),
+        _ => None,
+    }
+}
+
+/// A partial tag met by the analysis.
+#[derive(Debug, Clone)]
+pub(crate) struct PartialSite {
+    pub(crate) tag: PartialTag,
+    pub(crate) offset: usize,
+    /// The template LiquidJS's analysis reads (a quoted name without tags).
+    pub(crate) lookup: Option<String>,
+}
+
 /// Every global read in source order, and the partial tags met.
 pub(crate) struct Analysis {
     pub(crate) reads: Vec<VariableRef>,
-    pub(crate) partials: Vec<PartialRef>,
+    pub(crate) partials: Vec<PartialSite>,
+    /// Filter calls runstart cannot render as LiquidJS does: offset and reason.
+    pub(crate) unsupported: Vec<(usize, String)>,
+    /// Whether a `for` reads `continue` (so loops must record where they stopped).
+    pub(crate) reads_continue: bool,
 }
 
 pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
@@ -326,11 +394,15 @@ pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
         blocks: Vec::new(),
         globals: Vec::with_capacity(8),
         partials: Vec::new(),
+        unsupported: Vec::new(),
+        reads_continue: false,
     };
     a.nodes(nodes);
     Analysis {
         reads: a.globals,
         partials: a.partials,
+        unsupported: a.unsupported,
+        reads_continue: a.reads_continue,
     }
 }
 
@@ -356,10 +428,13 @@ pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<&VariableRef> {
     globals
 }
 
-pub(crate) fn partial_error(p: &[PartialRef]) -> Option<AnalysisError> {
-    p.first().map(|p| AnalysisError {
-        tag: p.tag.name(),
-        offset: p.offset,
-        message: p.lookup_message(),
+/// The first partial LiquidJS's analysis would fail to read.
+pub(crate) fn partial_error(p: &[PartialSite]) -> Option<AnalysisError> {
+    p.iter().find_map(|p| {
+        p.lookup.as_ref().map(|name| AnalysisError {
+            tag: p.tag.name(),
+            offset: p.offset,
+            message: lookup_message(name),
+        })
     })
 }

@@ -147,6 +147,18 @@ pub(crate) struct FilterCall {
     pub(crate) name: FilterName,
     pub(crate) args: Vec<FilterArg>,
     pub(crate) begin: usize,
+    /// `where_exp` and kin with a quoted item name and expression: the expression, parsed
+    /// once (LiquidJS parses it at each call; a syntax error fails the render there too).
+    pub(crate) exp: Option<Box<ExpFilter>>,
+}
+
+/// The item name and expression of an `*_exp` filter.
+#[derive(Debug, Clone)]
+pub(crate) struct ExpFilter {
+    pub(crate) item: String,
+    /// The decoded expression text, which the parsed value's offsets refer to.
+    pub(crate) text: String,
+    pub(crate) value: Result<FilteredValue, String>,
 }
 
 #[derive(Debug, Clone)]
@@ -180,22 +192,43 @@ impl PartialTag {
     }
 }
 
-/// An `include`/`render`/`layout` tag and the template name it would look up.
+/// The file a partial tag names, as LiquidJS's `parseFilePath` reads it (with
+/// `dynamicPartials`, the default).
+#[derive(Debug, Clone)]
+pub(crate) enum PartialFile {
+    /// `none` (a layout without a parent).
+    None,
+    /// A quoted name without tags: LiquidJS reads that template, also in its analysis.
+    Name(String),
+    /// A quoted name with tags (`"files/{{ f }}"`): parsed as a template of its own (so
+    /// its errors are parse errors), which LiquidJS 10.30 then fails to render as a name.
+    Template,
+    /// Anything else (`child.html`, `page`, `1`): a value, evaluated for the name.
+    Value(Expr),
+}
+
+/// An `include`/`render`/`layout` tag: what it evaluates before looking up its file.
 #[derive(Debug, Clone)]
 pub(crate) struct PartialRef {
     pub(crate) tag: PartialTag,
     pub(crate) offset: usize,
-    pub(crate) file: String,
+    pub(crate) file: PartialFile,
+    /// `key: value` arguments, later keys replacing earlier ones (a JS object).
+    pub(crate) hash: Vec<(String, Option<Expr>)>,
+    /// `with <value>` (`include`, `render`).
+    pub(crate) with: Option<Expr>,
+    /// `for <value>` (`render`).
+    pub(crate) for_each: Option<Expr>,
+    /// `layout`: the rest of the template, its children.
+    pub(crate) body: Vec<Node>,
 }
 
-impl PartialRef {
-    /// LiquidJS's message when the lookup fails (there is no template root).
-    pub(crate) fn lookup_message(&self) -> String {
-        format!(
-            "ENOENT: Failed to lookup {} in \".\"",
-            serde_json::to_string(&self.file).unwrap_or_default()
-        )
-    }
+/// LiquidJS's message when a partial lookup fails (there is no template root).
+pub(crate) fn lookup_message(name: &str) -> String {
+    format!(
+        "ENOENT: Failed to lookup {} in \".\"",
+        serde_json::to_string(name).unwrap_or_default()
+    )
 }
 
 #[derive(Debug, Clone)]
@@ -259,5 +292,7 @@ pub(crate) enum Node {
     Continue,
     /// `{% liquid %}`: its lines, parsed as tags.
     Liquid(Vec<Node>),
-    Partial(PartialRef),
+    Partial(Box<PartialRef>),
+    /// `{% block %}`: its body, with `block` (the parent block) in scope.
+    Block(Vec<Node>),
 }

@@ -75,6 +75,9 @@ pub enum CheckIssueKind {
     InputOutsideFlow,
     /// `include`, `render` or `layout`: a prompt has no template root.
     PartialTag,
+    /// A filter call runstart cannot render exactly as LiquidJS (`group_by`, a `date` time
+    /// zone name), refused rather than rendered differently.
+    Unsupported,
 }
 
 impl CheckIssueKind {
@@ -86,6 +89,7 @@ impl CheckIssueKind {
             CheckIssueKind::UnknownSettings => "template-unknown-settings",
             CheckIssueKind::InputOutsideFlow => "template-input-outside-flow",
             CheckIssueKind::PartialTag => "template-partial",
+            CheckIssueKind::Unsupported => "template-unsupported",
         }
     }
 
@@ -204,6 +208,14 @@ impl CompiledTemplate {
                 ),
                 p.offset,
                 p.offset + 2,
+            ));
+        }
+        for (offset, why) in &self.unsupported {
+            out.push(self.issue(
+                CheckIssueKind::Unsupported,
+                why.clone(),
+                *offset,
+                *offset + 1,
             ));
         }
         out.sort_by_key(|i| i.span.start);

@@ -123,44 +123,158 @@ fn parse_iso(s: &str) -> Option<f64> {
     Some((days * 86_400_000 + ms - offset_min * 60_000) as f64)
 }
 
-/// V8's fallback date parser, for the shapes that reach `date` from plain values: numbers
-/// separated by anything read as month, day, year (`"5"` is 2001-05-01, `"1.2.0"` is
-/// 2000-01-02, `"1,2,3"` is 2003-01-02); words are skipped; no number means invalid.
+/// V8's fallback date parser, for the shapes that reach `date` from plain values and text:
+/// numbers separated by anything read as month, day, year (`"5"` is 2001-05-01, `"1.2.0"`
+/// is 2000-01-02, `"1,2,3"` is 2003-01-02), or year, month, day when the first has three
+/// digits or more (`"2025-01-02"` after a space-separated time); a month name takes the
+/// month's place (`"March 14, 2016"`); `h:mm[:ss]` with `am`/`pm` is the time, and after
+/// it `+hhmm`, `-hh:mm`, `Z`, `UTC` or `GMT` the offset (local time, here UTC, without
+/// one); other words are skipped; no number means invalid.
 fn parse_legacy(s: &str) -> Option<f64> {
-    let mut nums: Vec<i64> = Vec::new();
-    let mut cur: Option<i64> = None;
-    for c in s.chars() {
-        if let Some(d) = c.to_digit(10) {
-            cur = Some(
-                cur.unwrap_or(0)
-                    .saturating_mul(10)
-                    .saturating_add(i64::from(d)),
-            );
-        } else if let Some(n) = cur.take() {
-            nums.push(n);
+    let b = s.as_bytes();
+    let mut nums: Vec<(i64, usize)> = Vec::new();
+    let mut month: Option<i64> = None;
+    let mut time: Option<(i64, i64, i64, i64)> = None;
+    let mut offset_min: Option<i64> = None;
+    let mut pm: Option<bool> = None;
+    let digits = |i: usize| {
+        let mut j = i;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        j
+    };
+    let value = |i: usize, j: usize| -> i64 {
+        s.get(i..j)
+            .and_then(|t| t.get(..t.len().min(9)))
+            .and_then(|t| t.parse().ok())
+            // an empty number is never valid; 10^9 fails every range check below
+            .unwrap_or(1_000_000_000)
+    };
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_digit() {
+            let j = digits(i);
+            if b.get(j) == Some(&b':') && time.is_none() {
+                // h:mm[:ss[.fff]]
+                let h = value(i, j);
+                let k = digits(j + 1);
+                let mi = value(j + 1, k);
+                let (mut sec, mut ms, mut end) = (0, 0, k);
+                if b.get(k) == Some(&b':') {
+                    let l = digits(k + 1);
+                    sec = value(k + 1, l);
+                    end = l;
+                    if b.get(l) == Some(&b'.') {
+                        let f = digits(l + 1);
+                        let frac = s.get(l + 1..f).unwrap_or("");
+                        let f3: String = frac.chars().chain("000".chars()).take(3).collect();
+                        ms = f3.parse().unwrap_or(0);
+                        end = f;
+                    }
+                }
+                if k == j + 1 {
+                    return None;
+                }
+                time = Some((h, mi, sec, ms));
+                i = end;
+                continue;
+            }
+            nums.push((value(i, j), j - i));
+            i = j;
+        } else if (c == b'+' || c == b'-')
+            && time.is_some()
+            && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+        {
+            let j = digits(i + 1);
+            let sign = if c == b'-' { -1 } else { 1 };
+            let (hh, mm, end) = if b.get(j) == Some(&b':') {
+                let k = digits(j + 1);
+                (value(i + 1, j), value(j + 1, k), k)
+            } else if j - (i + 1) == 4 {
+                (value(i + 1, i + 3), value(i + 3, j), j)
+            } else {
+                (value(i + 1, j), 0, j)
+            };
+            offset_min = Some(sign * (hh * 60 + mm));
+            i = end;
+        } else if c.is_ascii_alphabetic() {
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_alphabetic() {
+                j += 1;
+            }
+            let word = s.get(i..j).unwrap_or("").to_ascii_lowercase();
+            match word.as_str() {
+                "am" | "a" => pm = Some(false),
+                "pm" | "p" => pm = Some(true),
+                "z" | "utc" | "gmt" | "ut" => offset_min = Some(0),
+                w if w.len() >= 3 => {
+                    if let Some(m) = MONTHS.iter().position(|name| {
+                        name.to_ascii_lowercase()
+                            .starts_with(w.get(..3).unwrap_or(""))
+                    }) {
+                        month = Some(m as i64 + 1);
+                    }
+                }
+                _ => {}
+            }
+            i = j;
+        } else {
+            i += 1;
         }
     }
-    if let Some(n) = cur {
-        nums.push(n);
-    }
-    if nums.is_empty() || nums.len() > 3 {
+    if nums.is_empty() && month.is_none() {
         return None;
     }
-    let m = nums[0];
-    let d = nums.get(1).copied().unwrap_or(1);
-    let mut y = nums.get(2).copied().unwrap_or(2001);
-    if nums.len() == 3 {
+    let two_digit = |y: i64| {
         if y < 50 {
-            y += 2000;
+            y + 2000
         } else if y < 100 {
-            y += 1900;
+            y + 1900
+        } else {
+            y
         }
-    }
+    };
+    let (y, m, d) = match month {
+        Some(m) => {
+            if nums.len() > 2 {
+                return None;
+            }
+            let d = nums.first().map_or(1, |n| n.0);
+            let y = nums.get(1).map_or(2001, |n| two_digit(n.0));
+            (y, m, d)
+        }
+        None if nums.len() > 3 => return None,
+        None if nums.len() == 3 && nums[0].1 >= 3 => (nums[0].0, nums[1].0, nums[2].0),
+        None => {
+            let m = nums[0].0;
+            let d = nums.get(1).map_or(1, |n| n.0);
+            let y = match nums.get(2) {
+                Some(n) => two_digit(n.0),
+                None => 2001,
+            };
+            (y, m, d)
+        }
+    };
     // JS dates end at year 275760
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) || y > 275_760 {
         return None;
     }
-    Some((days_from_civil(y, m, d) * 86_400_000) as f64)
+    let mut clock = 0;
+    if let Some((h, mi, sec, ms)) = time {
+        let h = match pm {
+            Some(true) if h < 12 => h + 12,
+            Some(false) if h == 12 => 0,
+            _ => h,
+        };
+        if h > 24 || mi > 59 || sec > 59 {
+            return None;
+        }
+        clock = ((h * 60 + mi) * 60 + sec) * 1000 + ms;
+    }
+    let offset = offset_min.unwrap_or(0);
+    Some((days_from_civil(y, m, d) * 86_400_000 + clock - offset * 60_000) as f64)
 }
 
 fn timestamp(v: &Val<'_>) -> Option<f64> {
@@ -198,7 +312,22 @@ fn timestamp(v: &Val<'_>) -> Option<f64> {
 
 /// strftime as LiquidJS implements it (`%[flags][width][E|O]<conversion>`), in UTC.
 fn strftime(ms: f64, format: &str) -> String {
-    let total = ms.floor() as i64;
+    strftime_in(ms, format, None, None)
+}
+
+/// strftime at a fixed offset: `offset` is LiquidJS's `timezoneOffset` in minutes (positive
+/// west of UTC, as `Date.prototype.getTimezoneOffset`); `None` is UTC named "UTC".
+fn strftime_in(ms: f64, format: &str, offset: Option<f64>, name: Option<&str>) -> String {
+    let shift = offset.unwrap_or(0.0);
+    let zone = {
+        let a = shift.abs() as i64;
+        let sign = if shift > 0.0 { '-' } else { '+' };
+        (
+            format!("{sign}{:02}{:02}", a / 60, a % 60),
+            format!("{sign}{:02}:{:02}", a / 60, a % 60),
+        )
+    };
+    let total = (ms - shift * 60_000.0).floor() as i64;
     let days = total.div_euclid(86_400_000);
     let in_day = total.rem_euclid(86_400_000);
     let (y, m, d) = civil_from_days(days);
@@ -299,15 +428,17 @@ fn strftime(ms: f64, format: &str) -> String {
             'X' => Some(format!("{h12}:{mi:02}:{ss:02} {ampm}")),
             'y' => Some(y.to_string().get(2..4).unwrap_or("").to_string()),
             'Y' => Some(y.to_string()),
-            'z' => Some(
-                if flags.contains(':') {
-                    "+00:00"
-                } else {
-                    "+0000"
-                }
-                .to_string(),
-            ),
-            'Z' => Some("UTC".to_string()),
+            'z' => Some(if flags.contains(':') {
+                zone.1.clone()
+            } else {
+                zone.0.clone()
+            }),
+            // a fixed offset has no zone name: LiquidJS writes the offset
+            'Z' => Some(match (name, offset) {
+                (Some(n), _) => n.to_string(),
+                (None, Some(_)) => zone.0.clone(),
+                (None, None) => "UTC".to_string(),
+            }),
             't' => Some("\t".to_string()),
             'n' => Some("\n".to_string()),
             '%' => Some("%".to_string()),
@@ -360,14 +491,77 @@ fn strftime(ms: f64, format: &str) -> String {
     out
 }
 
-/// `date: format`: an unparseable input is returned unchanged.
-pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Val<'a> {
+/// `date: format, timezone`: an unparseable input is returned unchanged. A timezone is
+/// minutes west of UTC (as `Date.prototype.getTimezoneOffset`), or an IANA zone name whose
+/// offset at that instant comes from the bundled time zone database; `%Z` then writes the
+/// name as given.
+pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Result<Val<'a>, String> {
+    let Some(ms) = timestamp(&input) else {
+        return Ok(input);
+    };
+    let mut name = None;
+    let offset = match args.get(1) {
+        None | Some(Val::Undef) | Some(Val::Nil | Val::NilDrop) => None,
+        Some(v @ (Val::S(_) | Val::Str(_))) => {
+            let zone = v.as_str().unwrap_or("");
+            name = Some(zone);
+            Some(zone_offset(zone, ms)?)
+        }
+        Some(v) => Some(to_number(v)),
+    };
+    // LiquidDate shifts the instant by the offset; past JavaScript's range it is invalid
+    let shifted = ms - offset.unwrap_or(0.0) * 60_000.0;
+    if !(shifted.is_finite() && shifted.abs() <= 8.64e15) {
+        return Ok(input);
+    }
+    let format = match args.first() {
+        None | Some(Val::Undef) | Some(Val::Nil | Val::NilDrop) => {
+            "%A, %B %-e, %Y at %-l:%M %P %z".to_string()
+        }
+        Some(v) => stringify(v),
+    };
+    Ok(Val::string(strftime_in(ms, &format, offset, name)))
+}
+
+/// Minutes west of UTC of IANA zone `zone` at `ms` (LiquidJS asks `Intl` the same).
+fn zone_offset(zone: &str, ms: f64) -> Result<f64, String> {
+    let tz = jiff::tz::TimeZone::get(zone)
+        .map_err(|_| format!("Invalid time zone specified: {zone}"))?;
+    let at = jiff::Timestamp::from_millisecond(ms.floor() as i64)
+        .map_err(|_| "Invalid time value".to_string())?;
+    // LiquidJS compares minute-resolution local times, so seconds of an offset drop out
+    Ok(-f64::from(tz.to_offset(at).seconds().div_euclid(60)))
+}
+
+/// Jekyll's `date_to_xmlschema`, `date_to_rfc822`, `date_to_string` and
+/// `date_to_long_string` (`type` "ordinal", `style` "US"): fixed formats of `date`.
+pub(crate) fn date_to<'a>(name: &str, input: Val<'a>, args: &[Val<'a>]) -> Val<'a> {
+    let fixed = match name {
+        "date_to_xmlschema" => "%Y-%m-%dT%H:%M:%S%:z",
+        "date_to_rfc822" => "%a, %d %b %Y %H:%M:%S %z",
+        _ => "",
+    };
+    if !fixed.is_empty() {
+        return date_filter(input.clone(), &[Val::S(fixed)]).unwrap_or(input);
+    }
     let Some(ms) = timestamp(&input) else {
         return input;
     };
-    let format = match args.first() {
-        None | Some(Val::Undef) | Some(Val::Nil) => "%A, %B %-e, %Y at %-l:%M %P %z".to_string(),
-        Some(v) => stringify(v),
+    let month = if name == "date_to_long_string" {
+        "%B"
+    } else {
+        "%b"
+    };
+    let is = |i: usize, want: &str| args.get(i).and_then(Val::as_str) == Some(want);
+    let format = if is(0, "ordinal") {
+        let d = strftime(ms, "%-d");
+        if is(1, "US") {
+            format!("{month} {d}%q, %Y")
+        } else {
+            format!("{d}%q {month} %Y")
+        }
+    } else {
+        format!("%d {month} %Y")
     };
     Val::string(strftime(ms, &format))
 }
@@ -388,5 +582,22 @@ mod tests {
         assert_eq!(parse_iso("2026-09-17"), Some(ms - 55_800_000.0));
         assert_eq!(parse_legacy("1.2.0"), parse_iso("2000-01-02"));
         assert_eq!(parse_legacy("gold"), None);
+        assert_eq!(
+            parse_legacy("2025-01-02 03:04:05 -0100"),
+            parse_iso("2025-01-02T04:04:05Z")
+        );
+        assert_eq!(parse_legacy("March 14, 2016"), parse_iso("2016-03-14"));
+        assert_eq!(parse_legacy("5"), parse_iso("2001-05-01"));
+        // malformed times and offsets neither panic nor overflow
+        for s in [
+            "1:",
+            "1:00 +",
+            "1:00 +1:",
+            "1:00 +999999999999:99999",
+            "12:00:",
+            "Jan 1 1:2:3.",
+        ] {
+            let _ = parse_legacy(s);
+        }
     }
 }

@@ -6,7 +6,7 @@
 //! is a word character unless it is one of the Unicode blanks LiquidJS lists.
 
 use super::ast::{
-    Expr, ExprKind, FilterArg, FilterCall, FilteredValue, OneOrMany, Op, Prop, StrLit,
+    ExpFilter, Expr, ExprKind, FilterArg, FilterCall, FilteredValue, OneOrMany, Op, Prop, StrLit,
 };
 use super::error::{ParseError, ParseErrorKind};
 use super::filters::FilterName;
@@ -434,10 +434,33 @@ impl<'s> Cursor<'s> {
         } else if !(self.peek() == b'|' || self.end()) {
             return Err(self.error("expected \":\" after filter name".into(), self.p));
         }
+        let fname = FilterName::parse(self.text(name));
+        let exp = match (&fname, args.first(), args.get(1)) {
+            (
+                FilterName::Known(n),
+                Some(FilterArg::Positional(item)),
+                Some(FilterArg::Positional(e)),
+            ) if n.ends_with("_exp") => match (&item.kind, &e.kind) {
+                (ExprKind::Str(item), ExprKind::Str(e)) => {
+                    let text = e.get(self.s).to_string();
+                    let value = Cursor::new(&text, 0, text.len())
+                        .read_filtered_value()
+                        .map_err(|e| e.message().to_string());
+                    Some(Box::new(ExpFilter {
+                        item: item.get(self.s).to_string(),
+                        text,
+                        value,
+                    }))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
         Ok(Some(FilterCall {
-            name: FilterName::parse(self.text(name)),
+            name: fname,
             args,
             begin: name.0,
+            exp,
         }))
     }
 
@@ -528,7 +551,7 @@ impl<'s> Cursor<'s> {
         }
     }
 
-    fn read_properties(&mut self, is_begin: bool) -> PResult<OneOrMany<Prop>> {
+    pub(crate) fn read_properties(&mut self, is_begin: bool) -> PResult<OneOrMany<Prop>> {
         let mut props = OneOrMany::Empty;
         loop {
             if self.peek() == b'[' {

@@ -26,19 +26,34 @@
 //!
 //! # Conformance and known differences
 //!
-//! Over the 4,000 recorded LiquidJS 10.30.1 answers the parse verdict, the parse error
-//! message (with line and column), the global paths and the render verdict all agree; the
-//! rendered text is byte-equal on 3,245 of 3,247. Deliberate or known differences:
+//! Measured against LiquidJS 10.30.1's recorded answers (`tests/liquid_conformance.rs`):
+//!
+//! - the 4,000 generated templates of `templates.jsonl`: parse verdict, parse error message
+//!   (with line and column), global paths and render verdict all agree; the rendered text is
+//!   byte-equal on 3,245 of 3,247;
+//! - the 1,384 templates of LiquidJS's own tests and docs (`realworld.jsonl`): parse
+//!   verdict, globals and render verdict agree on every row, against the shared context and
+//!   against each row's own; the text is byte-equal on all but one render, whose
+//!   `"now" | date` depends on the clock.
+//!
+//! Every filter LiquidJS registers by default renders, the `*_exp` family included (its
+//! expression is parsed once, at parse time). Deliberate or known differences:
 //!
 //! - JSON objects iterate in sorted key order (`serde_json` without `preserve_order`), not in
 //!   the caller's insertion order; `{% for x in obj %}` and `json` can order keys differently
-//!   (the two remaining conformance differences).
-//! - Dates are formatted in UTC; strings parse as ECMAScript ISO dates or, failing that, with
-//!   the number-only subset of V8's fallback parser.
+//!   (the two remaining `templates.jsonl` differences).
+//! - Dates are formatted in UTC unless the filter names a zone (minutes west of UTC, or an
+//!   IANA name resolved with jiff's bundled database); strings parse as ECMAScript ISO dates
+//!   or, failing that, with a subset of V8's fallback parser (numbers, month names, `h:mm`
+//!   times, `+hhmm` offsets).
+//! - `sample` keeps the input's order where LiquidJS shuffles (same verdict and size).
+//! - A partial tag (`include`, `render`, `layout`) evaluates what LiquidJS evaluates before
+//!   its lookup (an unquoted name is a variable), then fails: a prompt has no template root.
+//!   The deploy check refuses every partial tag (`template-partial`) and every `*_exp` filter
+//!   whose item name or expression is not quoted (`template-unsupported`), which runstart
+//!   cannot evaluate.
 //! - Block nesting is capped at [`MAX_DEPTH`], values at 64 nested brackets or ranges, and a
 //!   range at 1,000,000 items; LiquidJS has no caps (it overflows or exhausts memory).
-//! - Every LiquidJS filter name parses; a few rarely used filters (`base64_*`, `group_by`,
-//!   `where_exp`, `truncatewords`, `strip_html`…) fail at render with a message saying so.
 //!
 //! # Example
 //!
@@ -93,7 +108,10 @@ pub struct CompiledTemplate {
     source: String,
     nodes: Vec<ast::Node>,
     reads: Vec<VariableRef>,
-    partials: Vec<ast::PartialRef>,
+    partials: Vec<analysis::PartialSite>,
+    unsupported: Vec<(usize, String)>,
+    /// Whether a loop reads `continue` (`offset: continue`), so loops record where they stop.
+    reads_continue: bool,
 }
 
 impl CompiledTemplate {
@@ -127,6 +145,8 @@ impl CompiledTemplate {
             nodes,
             reads: a.reads,
             partials: a.partials,
+            unsupported: a.unsupported,
+            reads_continue: a.reads_continue,
         })
     }
 
@@ -177,7 +197,7 @@ impl CompiledTemplate {
         globals: render::Globals<'_>,
     ) -> Result<String, RenderError> {
         let mut out = String::with_capacity(self.source.len());
-        let mut r = render::Renderer::new(&self.source, globals);
+        let mut r = render::Renderer::new(&self.source, globals, self.reads_continue);
         r.render(&self.nodes, &mut out)?;
         Ok(out)
     }

@@ -2,7 +2,8 @@
 //! explicit stack, capped at [`super::MAX_DEPTH`].
 
 use super::ast::{
-    Branch, Expr, ExprKind, FilteredValue, LoopHead, Node, PartialRef, PartialTag, StrLit,
+    Branch, Expr, ExprKind, FilteredValue, LoopHead, Node, PartialFile, PartialRef, PartialTag,
+    StrLit,
 };
 use super::error::{ParseError, ParseErrorKind};
 use super::lexer::{Cursor, Token, tag_token, tokenize};
@@ -28,6 +29,10 @@ enum Frame {
         branches: Vec<Branch>,
         else_body: Vec<Node>,
         in_else: bool,
+        /// `unless` only: `else` tags seen; after a second `else` or a late `elsif`, the
+        /// body goes nowhere (LiquidJS's `unless` keeps only the first `else` body).
+        else_count: u32,
+        discard: Vec<Node>,
     },
     Case {
         tok: Token,
@@ -36,6 +41,7 @@ enum Frame {
         else_body: Vec<Node>,
         discard: Vec<Node>,
         target: CaseTarget,
+        else_count: u32,
     },
     For {
         tok: Token,
@@ -78,9 +84,13 @@ impl Frame {
                 branches,
                 else_body,
                 in_else,
+                else_count,
+                discard,
                 ..
             } => {
-                if *in_else {
+                if *else_count > 1 {
+                    discard
+                } else if *in_else {
                     else_body
                 } else {
                     match branches.last_mut() {
@@ -156,7 +166,7 @@ impl Frame {
             },
             Frame::Tablerow { head, body, .. } => Node::Tablerow { head, body },
             Frame::Capture { name, body, .. } => Node::Capture { name, body },
-            Frame::Block { body, .. } => Node::Liquid(body),
+            Frame::Block { body, .. } => Node::Block(body),
         }
     }
 }
@@ -175,28 +185,55 @@ fn value_of(s: &str, args: (usize, usize)) -> PResult<FilteredValue> {
 fn handle(frame: &mut Frame, s: &str, name: &str, args: (usize, usize)) -> PResult<Handled> {
     match frame {
         Frame::If {
+            tok,
             unless,
             branches,
             in_else,
+            else_count,
+            ..
+        } => {
+            let at = tok.begin();
+            let has_args = args.1 > args.0;
+            match name {
+                // `unless` drops what follows an `elsif` after its `else`
+                "elsif" if *unless && *else_count > 0 => {
+                    *else_count = 2;
+                    Ok(Handled::Yes)
+                }
+                "elsif" if *in_else => Err(syntax("unexpected elsif after else".into(), at)),
+                "elsif" => {
+                    branches.push(Branch {
+                        cond: value_of(s, args)?,
+                        body: Vec::new(),
+                    });
+                    *in_else = false;
+                    Ok(Handled::Yes)
+                }
+                "else" if *unless => {
+                    *else_count += 1;
+                    *in_else = true;
+                    Ok(Handled::Yes)
+                }
+                "else" if has_args => Err(unexpected_args(s, args, at)),
+                "else" if *in_else => Err(syntax("duplicated else".into(), at)),
+                "else" => {
+                    *in_else = true;
+                    Ok(Handled::Yes)
+                }
+                "endif" if !*unless && has_args => Err(unexpected_args(s, args, at)),
+                "endif" if !*unless => Ok(Handled::Close),
+                "endunless" if *unless => Ok(Handled::Close),
+                _ => Ok(Handled::No),
+            }
+        }
+        Frame::Case {
+            whens,
+            target,
+            else_count,
             ..
         } => match name {
-            "elsif" => {
-                branches.push(Branch {
-                    cond: value_of(s, args)?,
-                    body: Vec::new(),
-                });
-                *in_else = false;
-                Ok(Handled::Yes)
-            }
-            "else" => {
-                *in_else = true;
-                Ok(Handled::Yes)
-            }
-            "endif" if !*unless => Ok(Handled::Close),
-            "endunless" if *unless => Ok(Handled::Close),
-            _ => Ok(Handled::No),
-        },
-        Frame::Case { whens, target, .. } => match name {
+            // LiquidJS ignores a `when` after `else`, unparsed
+            "when" if *else_count > 0 => Ok(Handled::Yes),
             "when" => {
                 let mut c = Cursor::new(s, args.0, args.1);
                 let mut values = Vec::new();
@@ -214,13 +251,20 @@ fn handle(frame: &mut Frame, s: &str, name: &str, args: (usize, usize)) -> PResu
                 Ok(Handled::Yes)
             }
             "else" => {
-                *target = CaseTarget::Else;
+                // only the first `else` keeps its body
+                *else_count += 1;
+                *target = if *else_count == 1 {
+                    CaseTarget::Else
+                } else {
+                    CaseTarget::Discard
+                };
                 Ok(Handled::Yes)
             }
             "endcase" => Ok(Handled::Close),
             _ => Ok(Handled::No),
         },
-        Frame::For { in_else, .. } => match name {
+        Frame::For { tok, in_else, .. } => match name {
+            "else" | "endfor" if args.1 > args.0 => Err(unexpected_args(s, args, tok.begin())),
             "else" => {
                 *in_else = true;
                 Ok(Handled::Yes)
@@ -233,6 +277,65 @@ fn handle(frame: &mut Frame, s: &str, name: &str, args: (usize, usize)) -> PResu
         Frame::Block { .. } if name == "endblock" => Ok(Handled::Close),
         _ => Ok(Handled::No),
     }
+}
+
+/// `parseFilePath`: `none`, a quoted name (a template of its own when it has tags), or a
+/// value.
+fn partial_file(s: &str, c: &mut Cursor<'_>, depth: usize) -> PResult<PartialFile> {
+    let Some(file) = c.read_value()? else {
+        return Err(c.error("illegal file path".into(), c.p));
+    };
+    if s.get(file.begin..file.end) == Some("none") {
+        return Ok(PartialFile::None);
+    }
+    let ExprKind::Str(lit) = &file.kind else {
+        return Ok(PartialFile::Value(file));
+    };
+    let text = lit.get(s).to_string();
+    if text.is_empty() {
+        return Ok(PartialFile::Template);
+    }
+    if !text.contains('{') {
+        return Ok(PartialFile::Name(text));
+    }
+    if depth + 1 >= super::MAX_DEPTH {
+        return Err(ParseError::new(
+            ParseErrorKind::TooDeep,
+            format!(
+                "partial names are nested deeper than {} levels; flatten the template",
+                super::MAX_DEPTH
+            ),
+            file.begin,
+        ));
+    }
+    // errors inside the name are placed at the name (their offsets are in the decoded text)
+    let at_name = |mut e: ParseError| {
+        e.set_offset(file.begin);
+        e
+    };
+    let tokens = tokenize(&text).map_err(at_name)?;
+    let nodes = parse_tokens(&text, &tokens, depth + 1).map_err(at_name)?;
+    if let [Node::Text(b, e)] = nodes.as_slice() {
+        let name = text.get(*b..*e).unwrap_or("").to_string();
+        return Ok(PartialFile::Name(name));
+    }
+    Ok(PartialFile::Template)
+}
+
+fn syntax(message: String, at: usize) -> ParseError {
+    ParseError::new(ParseErrorKind::Syntax, message, at)
+}
+
+/// `assertEmpty(tag.args)`: arguments where a tag takes none, quoted as JSON.
+fn unexpected_args(s: &str, args: (usize, usize), at: usize) -> ParseError {
+    let text = s.get(args.0..args.1).unwrap_or("");
+    syntax(
+        format!(
+            "unexpected {}",
+            serde_json::to_string(text).unwrap_or_default()
+        ),
+        at,
+    )
 }
 
 fn loop_head(s: &str, tok: Token, args: (usize, usize), is_for: bool) -> PResult<LoopHead> {
@@ -315,7 +418,16 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
         let depth = base_depth + stack.len();
         let opens_block = matches!(
             name,
-            "if" | "unless" | "case" | "for" | "tablerow" | "capture" | "block" | "liquid"
+            "if" | "unless"
+                | "case"
+                | "for"
+                | "tablerow"
+                | "capture"
+                | "block"
+                | "liquid"
+                | "layout"
+                | "include"
+                | "render"
         );
         if opens_block && depth >= super::MAX_DEPTH {
             return Err(ParseError::new(
@@ -340,6 +452,8 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                     }],
                     else_body: Vec::new(),
                     in_else: false,
+                    else_count: 0,
+                    discard: Vec::new(),
                 });
             }
             "case" => {
@@ -351,6 +465,7 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                     else_body: Vec::new(),
                     discard: Vec::new(),
                     target: CaseTarget::Discard,
+                    else_count: 0,
                 });
             }
             "for" => {
@@ -556,26 +671,79 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                     _ => PartialTag::Layout,
                 };
                 let mut c = Cursor::new(s, args.0, args.1);
-                let Some(file) = c.read_value()? else {
-                    return Err(c.error(format!("illegal file path {}", c.snapshot()), c.p));
-                };
-                // a quoted file name is itself a template (`"files/{{ f }}"`)
-                if file.begin < file.end
-                    && depth + 1 < super::MAX_DEPTH
-                    && let Some(inner) = s.get(file.begin + 1..file.end.saturating_sub(1))
-                    && inner.contains('{')
-                {
-                    tokenize(inner)?;
+                let file = partial_file(s, &mut c, depth)?;
+                let (mut with, mut for_each) = (None, None);
+                match tag {
+                    PartialTag::Include => {
+                        let before = c.p;
+                        let kw = c.read_identifier();
+                        c.skip_blank();
+                        if c.text(kw) == "with" && c.peek() != b':' {
+                            with = c.read_value()?;
+                        } else {
+                            c.p = before;
+                        }
+                    }
+                    PartialTag::Render => loop {
+                        c.skip_blank();
+                        let before = c.p;
+                        let kw = c.read_identifier();
+                        let kw = c.text(kw);
+                        c.skip_blank();
+                        if (kw == "with" || kw == "for")
+                            && c.peek() != b':'
+                            && let Some(v) = c.read_value()?
+                        {
+                            {
+                                // `as <alias>` names the value inside the partial
+                                let before_as = c.p;
+                                let as_kw = c.read_identifier();
+                                if c.text(as_kw) == "as" {
+                                    c.read_identifier();
+                                } else {
+                                    c.p = before_as;
+                                }
+                                if kw == "with" {
+                                    with = Some(v);
+                                } else {
+                                    for_each = Some(v);
+                                }
+                                c.skip_blank();
+                                if c.peek() == b',' {
+                                    c.p += 1;
+                                }
+                                continue;
+                            }
+                        }
+                        c.p = before;
+                        break;
+                    },
+                    PartialTag::Layout => {}
                 }
-                let name = match &file.kind {
-                    ExprKind::Str(v) => v.get(s).to_string(),
-                    _ => s.get(file.begin..file.end).unwrap_or("").to_string(),
+                let mut hash: Vec<(String, Option<Expr>)> = Vec::new();
+                for (k, v) in c.read_hashes()? {
+                    match hash.iter_mut().find(|(n, _)| *n == k) {
+                        Some(slot) => slot.1 = v,
+                        None => hash.push((k, v)),
+                    }
+                }
+                // a layout's children are the rest of the template
+                let body = if tag == PartialTag::Layout {
+                    let rest = tokens.get(i..).unwrap_or(&[]);
+                    i = tokens.len();
+                    parse_tokens(s, rest, depth + 1)?
+                } else {
+                    Vec::new()
                 };
-                push!(Node::Partial(PartialRef {
+                push!(Node::Partial(Box::new(PartialRef {
                     tag,
                     offset: begin,
-                    file: name,
-                }));
+                    file,
+                    hash,
+                    with,
+                    for_each,
+                    body,
+                })));
             }
             _ => {
                 return Err(ParseError::new(

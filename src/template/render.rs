@@ -3,7 +3,10 @@
 //! It walks the tree recursively; the parser caps nesting at [`super::MAX_DEPTH`], so the
 //! recursion is bounded.
 
-use super::ast::{Expr, ExprKind, FilterArg, FilteredValue, LoopHead, Node, Op, Prop};
+use super::ast::{
+    Expr, ExprKind, FilterArg, FilterCall, FilteredValue, LoopHead, Node, Op, PartialFile,
+    PartialRef, PartialTag, Prop, lookup_message,
+};
 use super::error::{RenderError, RenderErrorKind};
 use super::filters::{self, FilterError, FilterName};
 use super::prompt::PromptParameter;
@@ -15,6 +18,14 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 type RResult<T> = Result<T, RenderError>;
+
+/// `block` inside `{% block %}` when no layout stores blocks: its `super` renders nothing.
+static BLOCK_DROP: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| serde_json::json!({"super": ""}));
+
+/// The empty object LiquidJS's `continue` is before its loop has run.
+static EMPTY_OBJECT: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| serde_json::json!({}));
 
 /// Largest range `(a..b)` a template may build; LiquidJS has no cap but would exhaust memory.
 const MAX_RANGE: f64 = 1_000_000.0;
@@ -65,12 +76,17 @@ pub(crate) struct Renderer<'a> {
     brk: bool,
     cont: bool,
     cycles: HashMap<String, usize>,
+    /// Where each `for` (by variable and collection text) stopped, for `offset: continue`.
+    continues: HashMap<(&'a str, &'a str), f64>,
+    /// Whether loops record where they stopped: only a template whose loops read
+    /// `continue` can use it, so others skip the bookkeeping.
+    track_continue: bool,
     /// Steps taken so far, against [`MAX_RENDER_STEPS`].
     steps: u64,
 }
 
 impl<'a> Renderer<'a> {
-    pub(crate) fn new(src: &'a str, globals: Globals<'a>) -> Renderer<'a> {
+    pub(crate) fn new(src: &'a str, globals: Globals<'a>, track_continue: bool) -> Renderer<'a> {
         Renderer {
             src,
             globals,
@@ -79,6 +95,8 @@ impl<'a> Renderer<'a> {
             brk: false,
             cont: false,
             cycles: HashMap::new(),
+            continues: HashMap::new(),
+            track_continue,
             steps: 0,
         }
     }
@@ -244,15 +262,64 @@ impl<'a> Renderer<'a> {
             Node::Break => self.brk = true,
             Node::Continue => self.cont = true,
             Node::Liquid(nodes) => self.render(nodes, out)?,
-            Node::Partial(p) => {
-                return Err(RenderError::new(
-                    RenderErrorKind::NoTemplateRoot,
-                    p.lookup_message(),
-                    p.offset,
-                ));
+            Node::Block(body) => {
+                // outside a layout, `block.super` is an empty parent block
+                self.scopes.push(vec![("block", Val::Json(&BLOCK_DROP))]);
+                let r = self.render(body, out);
+                self.scopes.pop();
+                r?;
             }
+            Node::Partial(p) => self.partial(p, out)?,
         }
         Ok(())
+    }
+
+    /// A partial tag: everything LiquidJS evaluates before it looks the file up (the name,
+    /// then for `include` and `render` the hash, `with` and `for`), then the lookup, which
+    /// fails (a prompt has no template root). `{% layout none %}` renders its children.
+    fn partial(&mut self, p: &'a PartialRef, out: &mut String) -> RResult<()> {
+        let other = |m: String| RenderError::new(RenderErrorKind::Other, m, p.offset);
+        let name = match &p.file {
+            PartialFile::None if p.tag == PartialTag::Layout => return self.render(&p.body, out),
+            PartialFile::None => return Err(other("illegal file path \"undefined\"".into())),
+            PartialFile::Name(n) => n.clone(),
+            PartialFile::Value(e) => {
+                let v = self.expr(e)?;
+                if !v.truthy_js() {
+                    return Err(other(format!("illegal file path \"{}\"", js_string(&v))));
+                }
+                js_string(&v)
+            }
+            // LiquidJS 10.30 does not render such a name: it passes the unrendered
+            // templates on, and its lookup then fails on a value that is not a string
+            PartialFile::Template => String::new(),
+        };
+        let templated = matches!(p.file, PartialFile::Template);
+        if name.is_empty() && !templated {
+            return Err(other("illegal file path \"\"".into()));
+        }
+        if p.tag != PartialTag::Layout {
+            for e in p.hash.iter().filter_map(|(_, v)| v.as_ref()) {
+                self.expr(e)?;
+            }
+            if let Some(e) = &p.with {
+                self.expr(e)?;
+            }
+            if let Some(e) = &p.for_each {
+                // a partial rendered for each item of nothing is never looked up
+                if to_enumerable(&self.expr(e)?).is_empty() {
+                    return Ok(());
+                }
+            }
+        }
+        if templated {
+            return Err(other("referencedFile.startsWith is not a function".into()));
+        }
+        Err(RenderError::new(
+            RenderErrorKind::NoTemplateRoot,
+            lookup_message(&name),
+            p.offset,
+        ))
     }
 
     fn hash(&mut self, head: &'a LoopHead) -> RResult<Vec<(&'a str, Val<'a>)>> {
@@ -285,8 +352,26 @@ impl<'a> Renderer<'a> {
         if items.is_empty() {
             return self.render(else_body, out);
         }
-        let hash = self.hash(head)?;
+        // `continue` names where the same loop (same variable and collection text) stopped
+        // last time, an empty object before
+        let key = (head.var.as_str(), head.collection_text.as_str());
+        let hash = if head.hash.is_empty() {
+            Vec::new()
+        } else {
+            let cont = match self.continues.get(&key) {
+                Some(n) => Val::Num(*n),
+                None => Val::Json(&EMPTY_OBJECT),
+            };
+            self.scopes.push(vec![("continue", cont)]);
+            let hash = self.hash(head);
+            self.scopes.pop();
+            hash?
+        };
         let get = |k: &str| hash.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+        let start = match get("offset") {
+            None | Some(Val::Undef) => 0.0,
+            Some(v) => to_number(&v),
+        };
         if let Some(off) = get("offset").filter(|v| !matches!(v, Val::Undef)) {
             let start = js_slice_index(to_number(&off), items.len());
             items.drain(..start);
@@ -297,6 +382,9 @@ impl<'a> Renderer<'a> {
         }
         if get("reversed").is_some_and(|v| !matches!(v, Val::Undef)) {
             items.reverse();
+        }
+        if self.track_continue {
+            self.continues.insert(key, start + items.len() as f64);
         }
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
         self.scopes.push(Vec::with_capacity(2));
@@ -429,6 +517,10 @@ impl<'a> Renderer<'a> {
                 }
             };
             self.step(1 + work_size(&v), f.begin)?;
+            if name.ends_with("_exp") {
+                v = self.exp_filter(f, name, &v)?;
+                continue;
+            }
             v = filters::apply(name, v, &args, &kwargs).map_err(|e| match e {
                 FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, f.begin),
                 // LiquidJS reads `where`'s property with a tokenizer of its own, so the
@@ -450,6 +542,58 @@ impl<'a> Renderer<'a> {
         Ok(v)
     }
 
+    /// `where_exp`, `reject_exp`, `find_exp`, `find_index_exp`, `has_exp`: the expression is
+    /// evaluated with the item in scope under its name. `where_exp` keeps items whose value
+    /// is exactly `true`, `reject_exp` those whose value is exactly `false`; the searches
+    /// stop at the first JavaScript-truthy value.
+    fn exp_filter(&mut self, f: &'a FilterCall, name: &str, input: &Val<'a>) -> RResult<Val<'a>> {
+        let other = |m: String| RenderError::new(RenderErrorKind::Other, m, f.begin);
+        let Some(x) = f.exp.as_deref() else {
+            return Err(other(format!(
+                "filter {name} takes a quoted item name and a quoted expression in runstart"
+            )));
+        };
+        let fv = x.value.as_ref().map_err(|m| other(m.clone()))?;
+        // `group_by_exp` enumerates (an object gives its entries), the others take arrays
+        let items = if name == "group_by_exp" {
+            to_enumerable(input)
+        } else {
+            filters::to_array(input)
+        };
+        let mut groups = filters::Groups::default();
+        self.step(items.len(), f.begin)?;
+        let mut kept = Vec::new();
+        for (i, item) in items.into_iter().enumerate() {
+            self.scopes.push(vec![(x.item.as_str(), item.clone())]);
+            let saved = std::mem::replace(&mut self.src, x.text.as_str());
+            let r = self.filtered(fv);
+            self.src = saved;
+            self.scopes.pop();
+            // the expression's own positions are in its text: report the filter's
+            let v = r.map_err(|e| match e.kind() {
+                RenderErrorKind::UndefinedVariable(p) => {
+                    RenderError::undefined(p.clone(), f.begin).at_line_col(1, 1)
+                }
+                _ => other(e.message().to_string()),
+            })?;
+            match name {
+                "where_exp" if matches!(v, Val::Bool(true)) => kept.push(item),
+                "reject_exp" if matches!(v, Val::Bool(false)) => kept.push(item),
+                "find_exp" if v.truthy_js() => return Ok(item),
+                "find_index_exp" if v.truthy_js() => return Ok(Val::Num(i as f64)),
+                "has_exp" if v.truthy_js() => return Ok(Val::Bool(true)),
+                "group_by_exp" => groups.add(v, item),
+                _ => {}
+            }
+        }
+        Ok(match name {
+            "has_exp" => Val::Bool(false),
+            "group_by_exp" => groups.into_value(),
+            "find_exp" | "find_index_exp" => Val::Undef,
+            _ => Val::Arr(Rc::new(kept)),
+        })
+    }
+
     fn postfix(&mut self, list: &'a [Expr]) -> RResult<Val<'a>> {
         if let [single] = list {
             return self.expr(single);
@@ -467,7 +611,14 @@ impl<'a> Renderer<'a> {
                     // `contains` scans its left side
                     self.step(1 + work_size(&l), e.begin)?;
                     let ordering = matches!(op, Op::Gt | Op::Lt | Op::Ge | Op::Le);
-                    Val::Bool(!(ordering && (ln || rn)) && apply_op(op, &l, &r))
+                    // a literal `nil` on the left (a NullDrop, compared through its own
+                    // `equals`) never equals `blank`/`empty`; `blank == nil` holds
+                    let nil_vs_drop = ln && matches!(r, Val::Empty | Val::Blank);
+                    Val::Bool(match op {
+                        Op::Eq if nil_vs_drop => false,
+                        Op::Ne if nil_vs_drop => true,
+                        _ => !(ordering && (ln || rn)) && apply_op(op, &l, &r),
+                    })
                 };
                 stack.push((res, false));
             } else {
@@ -482,7 +633,7 @@ impl<'a> Renderer<'a> {
         Ok(match &e.kind {
             ExprKind::True => Val::Bool(true),
             ExprKind::False => Val::Bool(false),
-            ExprKind::Nil => Val::Nil,
+            ExprKind::Nil => Val::NilDrop,
             ExprKind::Empty => Val::Empty,
             ExprKind::Blank => Val::Blank,
             ExprKind::Str(s) => Val::S(s.get(self.src)),
@@ -556,7 +707,7 @@ impl<'a> Renderer<'a> {
         let undefined = |upto: usize, dynamic: &[Val<'a>]| {
             let path = (0..=upto)
                 .map(|i| match key_at(i, dynamic) {
-                    Val::Nil | Val::Undef => String::new(),
+                    Val::Nil | Val::NilDrop | Val::Undef => String::new(),
                     k => js_string(&k),
                 })
                 .collect::<Vec<_>>()
@@ -657,6 +808,11 @@ fn deep_size(v: &Val<'_>, cap: usize) -> usize {
         total += 1;
         match item {
             Val::Arr(a) => stack.extend(a.iter().cloned()),
+            // `group_by` groups share their items too
+            Val::Group(g) => {
+                stack.push(g.0.clone());
+                stack.extend(g.1.iter().cloned());
+            }
             Val::S(s) => total = total.saturating_add(s.len()),
             Val::Str(s) => total = total.saturating_add(s.len()),
             Val::Json(j) => json.push(j),
@@ -675,7 +831,7 @@ fn work_size(v: &Val<'_>) -> usize {
     }
 }
 
-fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
+pub(crate) fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
     if let Some(items) = v.items() {
         return items;
     }
@@ -692,6 +848,13 @@ fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
             .map(|(k, x)| Val::Arr(Rc::new(vec![Val::S(k), Val::from_json(x)])))
             .collect(),
         Val::Loop(_) => vec![v.clone()],
+        Val::Group(g) => vec![
+            Val::Arr(Rc::new(vec![Val::S("name"), g.0.clone()])),
+            Val::Arr(Rc::new(vec![
+                Val::S("items"),
+                Val::Arr(Rc::new(g.1.clone())),
+            ])),
+        ],
         _ => Vec::new(),
     }
 }

@@ -27,7 +27,11 @@ impl LoopInfo<'_> {
 #[derive(Debug, Clone)]
 pub(crate) enum Val<'a> {
     Undef,
+    /// `null` from the context or a filter.
     Nil,
+    /// The literal `nil`/`null` (LiquidJS's NullDrop): `null` everywhere except that reading
+    /// a property of it is undefined (`{% assign b = nil %}{{ b.c }}` fails).
+    NilDrop,
     Bool(bool),
     Num(f64),
     S(&'a str),
@@ -38,6 +42,8 @@ pub(crate) enum Val<'a> {
     Empty,
     Blank,
     Loop(LoopInfo<'a>),
+    /// One group of `group_by`: the object `{name, items}`.
+    Group(Rc<(Val<'a>, Vec<Val<'a>>)>),
 }
 
 impl<'a> Val<'a> {
@@ -94,13 +100,16 @@ impl<'a> Val<'a> {
 
     /// Liquid truthiness: only `false`, nil and undefined are falsy.
     pub(crate) fn truthy(&self) -> bool {
-        !matches!(self, Val::Bool(false) | Val::Nil | Val::Undef)
+        !matches!(
+            self,
+            Val::Bool(false) | Val::Nil | Val::NilDrop | Val::Undef
+        )
     }
 
     /// JavaScript truthiness (`!!x`).
     pub(crate) fn truthy_js(&self) -> bool {
         match self {
-            Val::Undef | Val::Nil | Val::Bool(false) => false,
+            Val::Undef | Val::Nil | Val::NilDrop | Val::Bool(false) => false,
             Val::Num(n) => *n != 0.0 && !n.is_nan(),
             Val::S(s) => !s.is_empty(),
             Val::Str(s) => !s.is_empty(),
@@ -114,6 +123,7 @@ impl<'a> Val<'a> {
             (Val::Num(a), Val::Num(b)) => a == b || (a.is_nan() && b.is_nan()),
             (Val::Json(a), Val::Json(b)) => std::ptr::eq(*a, *b),
             (Val::Arr(a), Val::Arr(b)) => Rc::ptr_eq(a, b),
+            (Val::Group(a), Val::Group(b)) => Rc::ptr_eq(a, b),
             (Val::Loop(a), Val::Loop(b)) => std::ptr::eq(a.head, b.head) && a.index0 == b.index0,
             _ => strict_eq_prim(self, o),
         }
@@ -123,6 +133,8 @@ impl<'a> Val<'a> {
     pub(crate) fn read_property(&self, key: &Val<'_>) -> Val<'a> {
         match self {
             Val::Nil => Val::Nil,
+            // the literal `nil` is LiquidJS's NullDrop: a drop without properties
+            Val::NilDrop => Val::Undef,
             Val::Undef => Val::Undef,
             Val::Json(Value::Array(_)) | Val::Arr(_) => {
                 let len = self.items_len().unwrap_or(0);
@@ -185,6 +197,13 @@ impl<'a> Val<'a> {
                 }
                 Val::Undef
             }
+            Val::Group(g) => match js_string(key).as_str() {
+                "name" => g.0.clone(),
+                "items" => Val::Arr(Rc::new(g.1.clone())),
+                // an object's size is its number of keys
+                "size" => Val::Num(2.0),
+                _ => Val::Undef,
+            },
             Val::Loop(l) => {
                 let k = js_string(key);
                 let i = l.index0 as usize;
@@ -219,25 +238,6 @@ impl<'a> Val<'a> {
         }
         cur
     }
-
-    /// A strict read of `path` on an item, as `where` does: the first missing segment is an
-    /// undefined variable named by the path so far.
-    pub(crate) fn get_path_strict(&self, path: &str) -> Result<Val<'a>, String> {
-        let mut cur = self.clone();
-        let mut walked: Vec<&str> = Vec::new();
-        for seg in path.split('.') {
-            walked.push(seg);
-            // the first segment is looked up in the item's own keys only
-            cur = match (&cur, walked.len()) {
-                (Val::Json(Value::Object(_)), _) | (_, 2..) => cur.read_property(&Val::S(seg)),
-                _ => Val::Undef,
-            };
-            if matches!(cur, Val::Undef) {
-                return Err(walked.join("."));
-            }
-        }
-        Ok(cur)
-    }
 }
 
 fn canonical_index(s: &str) -> Option<f64> {
@@ -251,7 +251,7 @@ fn canonical_index(s: &str) -> Option<f64> {
 fn strict_eq_prim(a: &Val<'_>, b: &Val<'_>) -> bool {
     match (a, b) {
         // `nil` is LiquidJS's NullDrop, equal to null and undefined alike
-        (Val::Undef | Val::Nil, Val::Undef | Val::Nil) => true,
+        (Val::Undef | Val::Nil | Val::NilDrop, Val::Undef | Val::Nil | Val::NilDrop) => true,
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::Num(x), Val::Num(y)) => x == y,
         (Val::Empty, Val::Empty) | (Val::Blank, Val::Blank) => true,
@@ -343,7 +343,7 @@ pub(crate) fn str_to_number(s: &str) -> f64 {
 pub(crate) fn to_number(v: &Val<'_>) -> f64 {
     match v {
         Val::Undef => f64::NAN,
-        Val::Nil => 0.0,
+        Val::Nil | Val::NilDrop => 0.0,
         Val::Bool(b) => f64::from(u8::from(*b)),
         Val::Num(n) => *n,
         Val::S(_) | Val::Str(_) => str_to_number(v.as_str().unwrap_or("")),
@@ -406,7 +406,7 @@ pub(crate) fn js_num(x: f64) -> String {
 pub(crate) fn js_string(v: &Val<'_>) -> String {
     match v {
         Val::Undef => "undefined".into(),
-        Val::Nil => "null".into(),
+        Val::Nil | Val::NilDrop => "null".into(),
         Val::Bool(b) => b.to_string(),
         Val::Num(n) => js_num(*n),
         Val::S(s) => (*s).to_string(),
@@ -416,7 +416,7 @@ pub(crate) fn js_string(v: &Val<'_>) -> String {
             .unwrap_or_default()
             .iter()
             .map(|x| match x {
-                Val::Nil | Val::Undef => String::new(),
+                Val::Nil | Val::NilDrop | Val::Undef => String::new(),
                 _ => js_string(x),
             })
             .collect::<Vec<_>>()
@@ -428,7 +428,7 @@ pub(crate) fn js_string(v: &Val<'_>) -> String {
 /// LiquidJS's `stringify`: what an output writes.
 pub(crate) fn stringify(v: &Val<'_>) -> String {
     match v {
-        Val::Undef | Val::Nil | Val::Empty | Val::Blank => String::new(),
+        Val::Undef | Val::Nil | Val::NilDrop | Val::Empty | Val::Blank => String::new(),
         // a loop drop's `valueOf` is its JSON
         Val::Loop(_) => json_stringify(v, 0.0).unwrap_or_default(),
         _ if v.is_array() => v
@@ -444,7 +444,7 @@ pub(crate) fn stringify(v: &Val<'_>) -> String {
 /// Appends `stringify(v)` to `out` without an intermediate string where possible.
 pub(crate) fn write_val(out: &mut String, v: &Val<'_>) {
     match v {
-        Val::Undef | Val::Nil | Val::Empty | Val::Blank => {}
+        Val::Undef | Val::Nil | Val::NilDrop | Val::Empty | Val::Blank => {}
         Val::S(s) => out.push_str(s),
         Val::Str(s) => out.push_str(s),
         Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -482,6 +482,7 @@ pub(crate) fn js_equals(l: &Val<'_>, r: &Val<'_>) -> bool {
                 (Val::Loop(a), Val::Loop(b)) => {
                     std::ptr::eq(a.head, b.head) && a.index0 == b.index0
                 }
+                (Val::Group(a), Val::Group(b)) => Rc::ptr_eq(a, b),
                 _ => strict_eq_prim(l, r),
             }
         }
@@ -499,7 +500,7 @@ fn empty_equals(v: &Val<'_>) -> bool {
 
 fn blank_equals(v: &Val<'_>) -> bool {
     match v {
-        Val::Bool(false) | Val::Nil | Val::Undef => true,
+        Val::Bool(false) | Val::Nil | Val::NilDrop | Val::Undef => true,
         Val::S(_) | Val::Str(_) => v.as_str().is_some_and(|s| s.chars().all(is_js_space)),
         Val::Blank => false,
         _ => empty_equals(v),
@@ -514,7 +515,7 @@ enum Prim {
 fn to_prim(v: &Val<'_>) -> Prim {
     match v {
         Val::S(_) | Val::Str(_) => Prim::S(v.as_str().unwrap_or("").to_string()),
-        Val::Json(_) | Val::Arr(_) | Val::Loop(_) => Prim::S(js_string(v)),
+        Val::Json(_) | Val::Arr(_) | Val::Loop(_) | Val::Group(_) => Prim::S(js_string(v)),
         Val::Empty | Val::Blank => Prim::S(String::new()),
         _ => Prim::N(to_number(v)),
     }
@@ -582,7 +583,7 @@ fn newline(out: &mut String, indent: usize, level: usize) {
 fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> bool {
     match v {
         Val::Undef => return false,
-        Val::Nil => out.push_str("null"),
+        Val::Nil | Val::NilDrop => out.push_str("null"),
         Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Val::Num(n) => {
             if n.is_finite() {
@@ -618,6 +619,27 @@ fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> boo
             out.push('}');
         }
         Val::Empty | Val::Blank => out.push_str("{}"),
+        Val::Group(g) => {
+            out.push('{');
+            // an `undefined` name is left out, as JSON.stringify does
+            if !matches!(g.0, Val::Undef) {
+                newline(out, indent, level + 1);
+                out.push_str("\"name\":");
+                if indent > 0 {
+                    out.push(' ');
+                }
+                write_json(out, &g.0, indent, level + 1);
+                out.push(',');
+            }
+            newline(out, indent, level + 1);
+            out.push_str("\"items\":");
+            if indent > 0 {
+                out.push(' ');
+            }
+            write_json(out, &Val::Arr(Rc::new(g.1.clone())), indent, level + 1);
+            newline(out, indent, level);
+            out.push('}');
+        }
         Val::Loop(l) => {
             // the drop's own fields, in construction order
             out.push_str(&format!(
