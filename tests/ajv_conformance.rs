@@ -8,7 +8,13 @@ mod util;
 use runstart::schema::{AjvError, CompileOptions, CompiledSchema};
 use serde_json::Value;
 
-fn key(instance_path: &str, schema_path: &str, keyword: &str, params: &Value, message: &str) -> String {
+fn key(
+    instance_path: &str,
+    schema_path: &str,
+    keyword: &str,
+    params: &Value,
+    message: &str,
+) -> String {
     serde_json::json!([instance_path, schema_path, keyword, params, message]).to_string()
 }
 
@@ -24,7 +30,13 @@ fn ours(e: &AjvError) -> String {
 
 fn theirs(e: &Value) -> String {
     let s = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
-    key(&s("instancePath"), &s("schemaPath"), &s("keyword"), &e["params"], &s("message"))
+    key(
+        &s("instancePath"),
+        &s("schemaPath"),
+        &s("keyword"),
+        &e["params"],
+        &s("message"),
+    )
 }
 
 #[derive(Default)]
@@ -57,13 +69,21 @@ fn ajv_strict_suite() {
         if got.is_ok() == (expected == "ok") {
             t.compile_ok += 1;
         } else {
-            t.failures.push(format!("{id}: compile: want {expected:?}, got {:?}", got.as_ref().err()));
+            t.failures.push(format!(
+                "{id}: compile: want {expected:?}, got {:?}",
+                got.as_ref().err()
+            ));
         }
         if expected != "ok" {
             t.refusals += 1;
             match &got {
-                Err(why) if why.first().map(String::as_str) == Some(expected) => t.first_message_ok += 1,
-                other => t.failures.push(format!("{id}: message: want {expected:?}, got {:?}", other.as_ref().err())),
+                Err(why) if why.first().map(String::as_str) == Some(expected) => {
+                    t.first_message_ok += 1
+                }
+                other => t.failures.push(format!(
+                    "{id}: message: want {expected:?}, got {:?}",
+                    other.as_ref().err()
+                )),
             }
         }
         let expected_nu = case["compileNoUnion"].as_str().unwrap_or_default();
@@ -71,10 +91,18 @@ fn ajv_strict_suite() {
         if got_nu.is_ok() == (expected_nu == "ok") {
             t.compile_no_union_ok += 1;
         } else {
-            t.failures.push(format!("{id}: compileNoUnion: want {expected_nu:?}, got {:?}", got_nu.as_ref().err()));
+            t.failures.push(format!(
+                "{id}: compileNoUnion: want {expected_nu:?}, got {:?}",
+                got_nu.as_ref().err()
+            ));
         }
         let Ok(compiled) = got else { continue };
-        for (i, inst) in case["instances"].as_array().into_iter().flatten().enumerate() {
+        for (i, inst) in case["instances"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             if inst.get("threw").is_some() {
                 // Ajv overflowed its stack: there is no answer to compare with.
                 continue;
@@ -85,16 +113,23 @@ fn ajv_strict_suite() {
             if errors.is_empty() == want_valid {
                 t.valid_ok += 1;
             } else {
-                t.failures.push(format!("{id}/{i}: valid: want {want_valid}"));
+                t.failures
+                    .push(format!("{id}/{i}: valid: want {want_valid}"));
             }
             let mut a: Vec<String> = errors.iter().map(ours).collect();
-            let mut b: Vec<String> = inst["errors"].as_array().into_iter().flatten().map(theirs).collect();
+            let mut b: Vec<String> = inst["errors"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(theirs)
+                .collect();
             a.sort();
             b.sort();
             if a == b {
                 t.errors_ok += 1;
             } else {
-                t.failures.push(format!("{id}/{i}: errors:\n   want {b:?}\n   got  {a:?}"));
+                t.failures
+                    .push(format!("{id}/{i}: errors:\n   want {b:?}\n   got  {a:?}"));
             }
         }
     }
@@ -103,8 +138,16 @@ fn ajv_strict_suite() {
     }
     eprintln!(
         "ajv strict suite: compile {}/{}, compileNoUnion {}/{}, first message {}/{}, valid {}/{}, errors {}/{}",
-        t.compile_ok, t.cases, t.compile_no_union_ok, t.cases, t.first_message_ok, t.refusals,
-        t.valid_ok, t.instances, t.errors_ok, t.instances
+        t.compile_ok,
+        t.cases,
+        t.compile_no_union_ok,
+        t.cases,
+        t.first_message_ok,
+        t.refusals,
+        t.valid_ok,
+        t.instances,
+        t.errors_ok,
+        t.instances
     );
     assert_eq!(t.cases, 392);
     assert_eq!(t.compile_ok, t.cases, "compile verdicts");

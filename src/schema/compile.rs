@@ -74,7 +74,9 @@ impl JType {
             JType::Number => v.is_number(),
             JType::String => v.is_string(),
             JType::Integer => match v {
-                Value::Number(n) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
+                Value::Number(n) => {
+                    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+                }
                 _ => false,
             },
         }
@@ -617,7 +619,10 @@ impl<'s> Compiler<'s> {
         if !base.is_empty() && !base.starts_with('#') {
             let taken = self.refs.contains_key(&base)
                 || self.schemas.contains_key(&base)
-                || (!meta && meta_documents().iter().any(|d| d.get("$id").and_then(Value::as_str) == Some(base.as_str())));
+                || (!meta
+                    && meta_documents()
+                        .iter()
+                        .any(|d| d.get("$id").and_then(Value::as_str) == Some(base.as_str())));
             if taken {
                 return Err(format!("schema with key or id \"{base}\" already exists"));
             }
@@ -672,7 +677,9 @@ impl<'s> Compiler<'s> {
                     uri::resolve(inner, r)
                 });
                 if !seen.insert(r.clone()) {
-                    return Err(format!("reference \"{r}\" resolves to more than one schema"));
+                    return Err(format!(
+                        "reference \"{r}\" resolves to more than one schema"
+                    ));
                 }
                 let existing = match this.refs.get(&r) {
                     Some(Alias::Path(p)) => match this.refs.get(p) {
@@ -684,14 +691,18 @@ impl<'s> Compiler<'s> {
                 };
                 if let Some(e) = existing {
                     if this.envs[e].schema != sch {
-                        return Err(format!("reference \"{r}\" resolves to more than one schema"));
+                        return Err(format!(
+                            "reference \"{r}\" resolves to more than one schema"
+                        ));
                     }
                 } else if r != uri::normalize_id(&full) {
                     if r.starts_with('#') {
                         if let Some(prev) = local.get(&r)
                             && *prev != sch
                         {
-                            return Err(format!("reference \"{r}\" resolves to more than one schema"));
+                            return Err(format!(
+                                "reference \"{r}\" resolves to more than one schema"
+                            ));
                         }
                         local.insert(r.clone(), sch);
                     } else {
@@ -705,8 +716,12 @@ impl<'s> Compiler<'s> {
             }
             for key in ["$anchor", "$dynamicAnchor"] {
                 if let Some(Value::String(a)) = m.get(key) {
-                    let ok = a.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                        && a.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
+                    let ok = a
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                        && a.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
                     if !ok {
                         return Err(format!("invalid anchor \"{a}\""));
                     }
@@ -850,7 +865,8 @@ impl<'s> Compiler<'s> {
         match m.get("type") {
             None => {}
             Some(Value::String(t)) => types.push(
-                JType::parse(t).ok_or_else(|| format!("type must be JSONType or JSONType[]: {t}"))?,
+                JType::parse(t)
+                    .ok_or_else(|| format!("type must be JSONType or JSONType[]: {t}"))?,
             ),
             Some(Value::Array(ts)) => {
                 for t in ts {
@@ -963,7 +979,9 @@ impl<'s> Compiler<'s> {
             return Ok(());
         }
         let at = || format!("{}{}", env.base_id, cx.err);
-        let includes = |ts: &[JType], t: JType| ts.contains(&t) || (t == JType::Integer && ts.contains(&JType::Number));
+        let includes = |ts: &[JType], t: JType| {
+            ts.contains(&t) || (t == JType::Integer && ts.contains(&JType::Number))
+        };
         if !types.is_empty() {
             if cx.data_types.is_empty() {
                 cx.data_types = types.to_vec();
@@ -1005,7 +1023,8 @@ impl<'s> Compiler<'s> {
             }
             let kts = keyword_types(kw);
             let applicable = |t: JType| {
-                cx.data_types.contains(&t) || (t == JType::Number && cx.data_types.contains(&JType::Integer))
+                cx.data_types.contains(&t)
+                    || (t == JType::Number && cx.data_types.contains(&JType::Integer))
             };
             if !kts.is_empty() && !kts.iter().any(|&t| applicable(t)) {
                 let names: Vec<&str> = kts.iter().map(|t| t.name()).collect();
@@ -1059,7 +1078,13 @@ impl<'s> Compiler<'s> {
         }
     }
 
-    fn resolve_ref(&mut self, root: EnvId, base: &str, r: &str, depth: usize) -> R<Option<Target<'s>>> {
+    fn resolve_ref(
+        &mut self,
+        root: EnvId,
+        base: &str,
+        r: &str,
+        depth: usize,
+    ) -> R<Option<Target<'s>>> {
         let full = uri::resolve_url(base, r);
         if let Some(t) = self.envs[root].refs.get(&full) {
             return Ok(Some(*t));
@@ -1142,7 +1167,11 @@ impl<'s> Compiler<'s> {
                 if !self.envs[e].schema.is_object() {
                     return Ok(None);
                 }
-                let view = (self.envs[e].schema, self.envs[e].base_id.clone(), self.envs[e].root);
+                let view = (
+                    self.envs[e].schema,
+                    self.envs[e].base_id.clone(),
+                    self.envs[e].root,
+                );
                 self.json_pointer(&p, view)
             }
             Some(Alias::Env(e)) => {
@@ -1159,14 +1188,22 @@ impl<'s> Compiler<'s> {
                     }
                     return Ok(Some(self.new_env(schema, root, base)));
                 }
-                let view = (self.envs[e].schema, self.envs[e].base_id.clone(), self.envs[e].root);
+                let view = (
+                    self.envs[e].schema,
+                    self.envs[e].base_id.clone(),
+                    self.envs[e].root,
+                );
                 self.json_pointer(&p, view)
             }
             None => Ok(None),
         }
     }
 
-    fn json_pointer(&mut self, p: &uri::UriRef, view: (&'s Value, String, EnvId)) -> R<Option<EnvId>> {
+    fn json_pointer(
+        &mut self,
+        p: &uri::UriRef,
+        view: (&'s Value, String, EnvId),
+    ) -> R<Option<EnvId>> {
         let (mut schema, mut base, root) = view;
         let Some(frag) = p.fragment.as_deref().filter(|f| f.starts_with('/')) else {
             return Ok(None);
@@ -1185,7 +1222,10 @@ impl<'s> Compiler<'s> {
             schema = next;
             if let Some(Value::String(sid)) = schema.get("$id")
                 && !sid.is_empty()
-                && !matches!(part, "properties" | "patternProperties" | "enum" | "dependencies" | "definitions")
+                && !matches!(
+                    part,
+                    "properties" | "patternProperties" | "enum" | "dependencies" | "definitions"
+                )
             {
                 base = uri::resolve_url(&base, sid);
             }
@@ -1263,7 +1303,9 @@ impl<'s> Compiler<'s> {
         };
         match kw {
             "$dynamicAnchor" => {
-                let Value::String(name) = value else { return Ok(()) };
+                let Value::String(name) = value else {
+                    return Ok(());
+                };
                 let root = self.envs[cx.env].root;
                 self.envs[root].dyn_anchors.insert(name.clone());
                 let func = if cx.err == "#" {
@@ -1292,7 +1334,9 @@ impl<'s> Compiler<'s> {
                 }
             }
             "$dynamicRef" | "$recursiveRef" => {
-                let Value::String(r) = value else { return Ok(()) };
+                let Value::String(r) = value else {
+                    return Ok(());
+                };
                 let Some(anchor) = r.strip_prefix('#') else {
                     return Err(format!("\"{kw}\" only supports hash fragment reference"));
                 };
@@ -1304,7 +1348,9 @@ impl<'s> Compiler<'s> {
                 });
             }
             "$ref" => {
-                let Value::String(r) = value else { return Ok(()) };
+                let Value::String(r) = value else {
+                    return Ok(());
+                };
                 let step = self.reference(cx, r)?;
                 out.push(step);
             }
@@ -1388,7 +1434,9 @@ impl<'s> Compiler<'s> {
                 let cond = self.sub(Self::child_same(cx, path.clone()), value)?;
                 let clause = |this: &mut Self, k: &str, yes: bool| -> R<Option<NodeId>> {
                     match (yes, m.get(k)) {
-                        (true, Some(s)) => Ok(Some(this.sub(Self::child_same(cx, format!("{}/{k}", cx.err)), s)?)),
+                        (true, Some(s)) => Ok(Some(
+                            this.sub(Self::child_same(cx, format!("{}/{k}", cx.err)), s)?,
+                        )),
                         _ => Ok(None),
                     }
                 };
@@ -1414,7 +1462,10 @@ impl<'s> Compiler<'s> {
                     _ => (Cmp::ExMin, ">"),
                 };
                 let limit = num(value)?;
-                let shown = value.as_number().map(super::text::js_number_of).unwrap_or_default();
+                let shown = value
+                    .as_number()
+                    .map(super::text::js_number_of)
+                    .unwrap_or_default();
                 out.push(Step::Limit {
                     cmp,
                     limit,
@@ -1425,7 +1476,10 @@ impl<'s> Compiler<'s> {
             }
             "multipleOf" => {
                 let by = num(value)?;
-                let shown = value.as_number().map(super::text::js_number_of).unwrap_or_default();
+                let shown = value
+                    .as_number()
+                    .map(super::text::js_number_of)
+                    .unwrap_or_default();
                 out.push(Step::MultipleOf {
                     by,
                     param: serde_json::json!({"multipleOf": js_json(value)}),
@@ -1433,10 +1487,14 @@ impl<'s> Compiler<'s> {
                     path,
                 });
             }
-            "maxLength" | "minLength" | "maxProperties" | "minProperties" | "maxItems" | "minItems" => {
+            "maxLength" | "minLength" | "maxProperties" | "minProperties" | "maxItems"
+            | "minItems" => {
                 let limit = num(value)?;
                 let max = kw.starts_with("max");
-                let shown = value.as_number().map(super::text::js_number_of).unwrap_or_default();
+                let shown = value
+                    .as_number()
+                    .map(super::text::js_number_of)
+                    .unwrap_or_default();
                 let what = if kw.ends_with("Length") {
                     "characters"
                 } else if kw.ends_with("Properties") {
@@ -1450,9 +1508,27 @@ impl<'s> Compiler<'s> {
                 );
                 let param = serde_json::json!({"limit": js_json(value)});
                 out.push(match what {
-                    "characters" => Step::Length { max, limit, param, message, path },
-                    "properties" => Step::PropCount { max, limit, param, message, path },
-                    _ => Step::ItemCount { max, limit, param, message, path },
+                    "characters" => Step::Length {
+                        max,
+                        limit,
+                        param,
+                        message,
+                        path,
+                    },
+                    "properties" => Step::PropCount {
+                        max,
+                        limit,
+                        param,
+                        message,
+                        path,
+                    },
+                    _ => Step::ItemCount {
+                        max,
+                        limit,
+                        param,
+                        message,
+                        path,
+                    },
                 });
             }
             "pattern" => {
@@ -1467,7 +1543,9 @@ impl<'s> Compiler<'s> {
                 });
             }
             "format" => {
-                let Value::String(name) = value else { return Ok(()) };
+                let Value::String(name) = value else {
+                    return Ok(());
+                };
                 let Some(ty) = format_type(name) else {
                     if self.opts.strict {
                         return Err(format!(
@@ -1489,9 +1567,14 @@ impl<'s> Compiler<'s> {
                     });
                 }
             }
-            "formatMaximum" | "formatMinimum" | "formatExclusiveMaximum" | "formatExclusiveMinimum" => {
+            "formatMaximum"
+            | "formatMinimum"
+            | "formatExclusiveMaximum"
+            | "formatExclusiveMinimum" => {
                 if !m.contains_key("format") {
-                    return Err(format!("parent schema must have dependencies of {kw}: format"));
+                    return Err(format!(
+                        "parent schema must have dependencies of {kw}: format"
+                    ));
                 }
             }
             "required" => {
@@ -1501,10 +1584,14 @@ impl<'s> Compiler<'s> {
                 if list.is_empty() {
                     return Ok(());
                 }
-                let props: Vec<String> = list.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+                let props: Vec<String> = list
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect();
                 let own = m.get("properties").and_then(Value::as_object);
                 for r in &props {
-                    let defined = own.is_some_and(|p| p.contains_key(r)) || cx.defined.borrow().contains(r);
+                    let defined =
+                        own.is_some_and(|p| p.contains_key(r)) || cx.defined.borrow().contains(r);
                     if !defined {
                         self.strict(format!(
                             "required property \"{r}\" is not defined at \"{}{}\" (strictRequired)",
@@ -1519,8 +1606,9 @@ impl<'s> Compiler<'s> {
                     let scalar = match m.get("items") {
                         Some(Value::Object(items)) => {
                             let ts = Self::schema_types(items).unwrap_or_default();
-                            (!ts.is_empty() && !ts.iter().any(|t| matches!(t, JType::Object | JType::Array)))
-                                .then_some(ts)
+                            (!ts.is_empty()
+                                && !ts.iter().any(|t| matches!(t, JType::Object | JType::Array)))
+                            .then_some(ts)
                         }
                         _ => None,
                     };
@@ -1534,7 +1622,8 @@ impl<'s> Compiler<'s> {
                 let l = list.len() as f64;
                 let min = m.get("minItems").and_then(Value::as_f64);
                 let max = m.get("maxItems").and_then(Value::as_f64);
-                let full = min == Some(l) && (max == Some(l) || m.get("items") == Some(&Value::Bool(false)));
+                let full = min == Some(l)
+                    && (max == Some(l) || m.get("items") == Some(&Value::Bool(false)));
                 if !full {
                     self.strict(format!(
                         "\"prefixItems\" is {}-tuple, but minItems or maxItems/items are not specified or different at path \"{}\"",
@@ -1671,7 +1760,11 @@ impl<'s> Compiler<'s> {
                     let node = if always {
                         None
                     } else {
-                        let child = Self::child_data(cx, format!("{path}/{}", escape_fragment(n)), Vec::new());
+                        let child = Self::child_data(
+                            cx,
+                            format!("{path}/{}", escape_fragment(n)),
+                            Vec::new(),
+                        );
                         let node = self.sub(child, &props[n.as_str()])?;
                         cx.defined.borrow_mut().insert((*n).clone());
                         Some(node)
@@ -1711,7 +1804,11 @@ impl<'s> Compiler<'s> {
                     let node = if always {
                         None
                     } else {
-                        let child = Self::child_data(cx, format!("{path}/{}", escape_fragment(n)), Vec::new());
+                        let child = Self::child_data(
+                            cx,
+                            format!("{path}/{}", escape_fragment(n)),
+                            Vec::new(),
+                        );
                         Some(self.sub(child, &pats[n.as_str()])?)
                     };
                     compiled.push((re, node));
@@ -1733,13 +1830,19 @@ impl<'s> Compiler<'s> {
                     match d {
                         Value::Array(list) if kw != "dependentSchemas" => {
                             if !list.is_empty() {
-                                let names = list.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+                                let names = list
+                                    .iter()
+                                    .filter_map(|v| v.as_str().map(str::to_owned))
+                                    .collect();
                                 prop_deps.push((prop.clone(), names));
                             }
                         }
                         s if kw != "dependentRequired" => {
                             if !self.always_valid(s)? {
-                                let child = Self::child_same(cx, format!("{path}/{}", escape_fragment(prop)));
+                                let child = Self::child_same(
+                                    cx,
+                                    format!("{path}/{}", escape_fragment(prop)),
+                                );
                                 sch_deps.push((prop.clone(), self.sub(child, s)?));
                             }
                         }
@@ -1776,7 +1879,6 @@ impl<'s> Compiler<'s> {
         }
         Ok(())
     }
-
 }
 
 fn js_join(a: &[Value]) -> String {
@@ -1821,7 +1923,10 @@ fn push_children<'s>(
     for (key, sch) in m {
         match sch {
             Value::Array(items) => {
-                if matches!(key.as_str(), "items" | "allOf" | "anyOf" | "oneOf" | "prefixItems") {
+                if matches!(
+                    key.as_str(),
+                    "items" | "allOf" | "anyOf" | "oneOf" | "prefixItems"
+                ) {
                     for (i, s) in items.iter().enumerate() {
                         children.push((s, format!("{ptr}/{key}/{i}")));
                     }

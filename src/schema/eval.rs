@@ -125,7 +125,12 @@ impl<'p> Run<'p> {
             Some(Node::True) | None => {}
             Some(Node::False { path }) => {
                 let path = format!("{path}/false schema");
-                self.error(&path, "false schema", json!({}), "boolean schema is false".to_owned());
+                self.error(
+                    &path,
+                    "false schema",
+                    json!({}),
+                    "boolean schema is false".to_owned(),
+                );
             }
             Some(Node::Obj(steps)) => {
                 for step in steps {
@@ -162,7 +167,11 @@ impl<'p> Run<'p> {
                     self.type_error(te);
                 }
             }
-            Step::Group { group, steps, else_err } => {
+            Step::Group {
+                group,
+                steps,
+                else_err,
+            } => {
                 if group.matches(data) {
                     for s in steps {
                         self.step(s, data, ev);
@@ -206,7 +215,11 @@ impl<'p> Run<'p> {
                     );
                 }
             }
-            Step::Enum { values, param, path } => {
+            Step::Enum {
+                values,
+                param,
+                path,
+            } => {
                 if !values.iter().any(|v| equal(data, v)) {
                     self.error(
                         path,
@@ -243,7 +256,12 @@ impl<'p> Run<'p> {
                 if any {
                     self.errors.truncate(before);
                 } else {
-                    self.error(path, "anyOf", json!({}), "must match a schema in anyOf".to_owned());
+                    self.error(
+                        path,
+                        "anyOf",
+                        json!({}),
+                        "must match a schema in anyOf".to_owned(),
+                    );
                 }
             }
             Step::OneOf { nodes, path } => {
@@ -284,7 +302,12 @@ impl<'p> Run<'p> {
                     ev.merge(sub);
                 }
             }
-            Step::If { cond, then, els, path } => {
+            Step::If {
+                cond,
+                then,
+                els,
+                path,
+            } => {
                 let before = self.errors.len();
                 let (ok, sub) = self.node(*cond, data);
                 self.errors.truncate(before);
@@ -308,7 +331,13 @@ impl<'p> Run<'p> {
                     }
                 }
             }
-            Step::Limit { cmp, limit, param, message, path } => {
+            Step::Limit {
+                cmp,
+                limit,
+                param,
+                message,
+                path,
+            } => {
                 let x = data.as_f64().unwrap_or(f64::NAN);
                 let fail = match cmp {
                     Cmp::Max => x > *limit,
@@ -326,7 +355,12 @@ impl<'p> Run<'p> {
                     self.error(path, kw, param.clone(), message.clone());
                 }
             }
-            Step::MultipleOf { by, param, message, path } => {
+            Step::MultipleOf {
+                by,
+                param,
+                message,
+                path,
+            } => {
                 let x = data.as_f64().unwrap_or(f64::NAN);
                 let q = x / by;
                 // Ajv: `res !== parseInt(res)`, where parseInt reads JavaScript's text of `res`.
@@ -335,7 +369,13 @@ impl<'p> Run<'p> {
                     self.error(path, "multipleOf", param.clone(), message.clone());
                 }
             }
-            Step::Length { max, limit, param, message, path } => {
+            Step::Length {
+                max,
+                limit,
+                param,
+                message,
+                path,
+            } => {
                 let n = data.as_str().map_or(0, |s| s.chars().count()) as f64;
                 if (*max && n > *limit) || (!*max && n < *limit) {
                     let kw = if *max { "maxLength" } else { "minLength" };
@@ -356,7 +396,9 @@ impl<'p> Run<'p> {
             }
             Step::Format { name, ty, path } => {
                 let ok = match (ty, data) {
-                    (FormatType::Number, Value::Number(n)) => check_number(name, n.as_f64().unwrap_or(f64::NAN)),
+                    (FormatType::Number, Value::Number(n)) => {
+                        check_number(name, n.as_f64().unwrap_or(f64::NAN))
+                    }
                     (FormatType::String, Value::String(s)) => check_string(name, s),
                     _ => true,
                 };
@@ -369,14 +411,30 @@ impl<'p> Run<'p> {
                     );
                 }
             }
-            Step::PropCount { max, limit, param, message, path } => {
+            Step::PropCount {
+                max,
+                limit,
+                param,
+                message,
+                path,
+            } => {
                 let n = data.as_object().map_or(0, Map::len) as f64;
                 if (*max && n > *limit) || (!*max && n < *limit) {
-                    let kw = if *max { "maxProperties" } else { "minProperties" };
+                    let kw = if *max {
+                        "maxProperties"
+                    } else {
+                        "minProperties"
+                    };
                     self.error(path, kw, param.clone(), message.clone());
                 }
             }
-            Step::ItemCount { max, limit, param, message, path } => {
+            Step::ItemCount {
+                max,
+                limit,
+                param,
+                message,
+                path,
+            } => {
                 let n = data.as_array().map_or(0, Vec::len) as f64;
                 if (*max && n > *limit) || (!*max && n < *limit) {
                     let kw = if *max { "maxItems" } else { "minItems" };
@@ -405,7 +463,9 @@ impl<'p> Run<'p> {
                         path,
                         "uniqueItems",
                         json!({ "i": i, "j": j }),
-                        format!("must NOT have duplicate items (items ## {j} and {i} are identical)"),
+                        format!(
+                            "must NOT have duplicate items (items ## {j} and {i} are identical)"
+                        ),
                     );
                 }
             }
@@ -441,7 +501,13 @@ impl<'p> Run<'p> {
                 }
                 ev.all_items = true;
             }
-            Step::Contains { node, min, max, always_fail, path } => {
+            Step::Contains {
+                node,
+                min,
+                max,
+                always_fail,
+                path,
+            } => {
                 let Value::Array(items) = data else { return };
                 let before = self.errors.len();
                 let valid = if *always_fail {
@@ -517,10 +583,17 @@ impl<'p> Run<'p> {
                     }
                 }
             }
-            Step::AdditionalProperties { props, patterns, node, path } => {
+            Step::AdditionalProperties {
+                props,
+                patterns,
+                node,
+                path,
+            } => {
                 if let Value::Object(obj) = data {
                     for (key, value) in obj {
-                        if props.iter().any(|p| p == key) || patterns.iter().any(|p| p.is_match(key)) {
+                        if props.iter().any(|p| p == key)
+                            || patterns.iter().any(|p| p.is_match(key))
+                        {
                             continue;
                         }
                         match node {
@@ -573,14 +646,22 @@ impl<'p> Run<'p> {
                     }
                 }
             }
-            Step::PropertyDeps { deps, keyword, path } => {
+            Step::PropertyDeps {
+                deps,
+                keyword,
+                path,
+            } => {
                 if let Value::Object(obj) = data {
                     for (prop, list) in deps {
                         if !obj.contains_key(prop) {
                             continue;
                         }
                         let joined = list.join(", ");
-                        let noun = if list.len() == 1 { "property" } else { "properties" };
+                        let noun = if list.len() == 1 {
+                            "property"
+                        } else {
+                            "properties"
+                        };
                         for d in list {
                             if !obj.contains_key(d) {
                                 self.error(
@@ -592,7 +673,9 @@ impl<'p> Run<'p> {
                                         "depsCount": list.len(),
                                         "deps": joined,
                                     }),
-                                    format!("must have {noun} {joined} when property {prop} is present"),
+                                    format!(
+                                        "must have {noun} {joined} when property {prop} is present"
+                                    ),
                                 );
                             }
                         }
@@ -674,12 +757,16 @@ fn min_json(x: f64) -> Value {
 /// fast-deep-equal as Ajv uses it: numbers by value (`1` equals `1.0`), objects by keys.
 pub(crate) fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-            (Some(p), Some(q), _, _) => p == q,
-            (_, _, Some(p), Some(q)) => p == q,
-            _ => x.as_f64() == y.as_f64(),
-        },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q)),
+        (Value::Number(x), Value::Number(y)) => {
+            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                (Some(p), Some(q), _, _) => p == q,
+                (_, _, Some(p), Some(q)) => p == q,
+                _ => x.as_f64() == y.as_f64(),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
         }

@@ -21,10 +21,28 @@ pub(crate) enum FormatType {
 pub(crate) fn format_type(name: &str) -> Option<FormatType> {
     Some(match name {
         "int32" | "int64" | "float" | "double" => FormatType::Number,
-        "date" | "time" | "date-time" | "iso-time" | "iso-date-time" | "duration" | "uri"
-        | "uri-reference" | "uri-template" | "url" | "email" | "hostname" | "ipv4" | "ipv6"
-        | "regex" | "uuid" | "json-pointer" | "json-pointer-uri-fragment"
-        | "relative-json-pointer" | "byte" | "password" | "binary" => FormatType::String,
+        "date"
+        | "time"
+        | "date-time"
+        | "iso-time"
+        | "iso-date-time"
+        | "duration"
+        | "uri"
+        | "uri-reference"
+        | "uri-template"
+        | "url"
+        | "email"
+        | "hostname"
+        | "ipv4"
+        | "ipv6"
+        | "regex"
+        | "uuid"
+        | "json-pointer"
+        | "json-pointer-uri-fragment"
+        | "relative-json-pointer"
+        | "byte"
+        | "password"
+        | "binary" => FormatType::String,
         _ => return None,
     })
 }
@@ -185,7 +203,9 @@ pub(crate) fn check_string(name: &str, s: &str) -> bool {
         },
         "url" => {
             let lower = s.to_ascii_lowercase();
-            (lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("ftp://"))
+            (lower.starts_with("http://")
+                || lower.starts_with("https://")
+                || lower.starts_with("ftp://"))
                 && check_string("uri", s)
         }
         "json-pointer-uri-fragment" => is_json_pointer_uri_fragment(s),
@@ -199,7 +219,8 @@ pub(crate) fn check_string(name: &str, s: &str) -> bool {
 /// `ajv-formats` refuses a `regex` with `\Z` (a PCRE anchor JavaScript lacks).
 fn has_z_anchor(s: &str) -> bool {
     let b = s.as_bytes();
-    b.windows(3).any(|w| w[0] != b'\\' && w[1] == b'\\' && w[2] == b'Z')
+    b.windows(3)
+        .any(|w| w[0] != b'\\' && w[1] == b'\\' && w[2] == b'Z')
 }
 
 #[cfg(test)]

@@ -57,7 +57,9 @@ fn meta_programs() -> &'static Vec<(String, compile::Program)> {
         docs.iter()
             .filter_map(|doc| {
                 let id = doc.get("$id")?.as_str()?.to_owned();
-                let program = compile::Compiler::new(opts).compile(doc, true, |_| Ok(())).ok()?;
+                let program = compile::Compiler::new(opts)
+                    .compile(doc, true, |_| Ok(()))
+                    .ok()?;
                 Some((id, program))
             })
             .collect()
@@ -153,9 +155,13 @@ pub fn check_meta(schema: &Value, pointer: &str) -> Vec<Issue> {
                 "not a valid JSON Schema (draft 2020-12): {} (got {got})",
                 e.message
             );
-            let mut issue = Issue::error(INVALID_SCHEMA, format!("{pointer}{}", e.instance_path), message)
-                .with_keyword(e.keyword.clone())
-                .with_schema_path(e.schema_path.clone());
+            let mut issue = Issue::error(
+                INVALID_SCHEMA,
+                format!("{pointer}{}", e.instance_path),
+                message,
+            )
+            .with_keyword(e.keyword.clone())
+            .with_schema_path(e.schema_path.clone());
             for (k, v) in &e.params {
                 issue = issue.with_param(k.clone(), v.clone());
             }

@@ -130,7 +130,11 @@ mod tests {
         assert!(matches!(p, Pattern::Linear(_)));
         let hostile = format!("{}!", "a".repeat(50_000));
         assert!(!p.is_match(&hostile));
-        assert!(Pattern::compile("^\\p{Letter}+$").expect("unicode").is_match("héllo"));
+        assert!(
+            Pattern::compile("^\\p{Letter}+$")
+                .expect("unicode")
+                .is_match("héllo")
+        );
     }
 
     #[test]

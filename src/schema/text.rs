@@ -135,7 +135,10 @@ mod tests {
     #[test]
     fn fragments_are_uri_encoded() {
         assert_eq!(escape_fragment("foo bar/á"), "foo%20bar~1%C3%A1");
-        assert_eq!(unescape_fragment("foo%20bar~1").as_deref(), Some("foo bar/"));
+        assert_eq!(
+            unescape_fragment("foo%20bar~1").as_deref(),
+            Some("foo bar/")
+        );
         assert_eq!(unescape_fragment("%E0%A4%A"), None);
     }
 }

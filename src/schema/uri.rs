@@ -116,7 +116,11 @@ pub(super) fn resolve(base: &str, reference: &str) -> String {
         } else {
             if r.path.is_empty() {
                 t.path = b.path.clone();
-                t.query = if r.query.is_some() { r.query } else { b.query.clone() };
+                t.query = if r.query.is_some() {
+                    r.query
+                } else {
+                    b.query.clone()
+                };
             } else {
                 if r.path.starts_with('/') {
                     t.path = remove_dot_segments(&r.path);

@@ -63,7 +63,13 @@ fn check_schema(schema: &serde_json::Value, pointer: &str) -> Vec<Issue> {
         Ok(_) => Vec::new(),
         Err(why) => why
             .iter()
-            .map(|w| Issue::error(SCHEMA_COMPILE, pointer, format!("the schema does not compile: {w}")))
+            .map(|w| {
+                Issue::error(
+                    SCHEMA_COMPILE,
+                    pointer,
+                    format!("the schema does not compile: {w}"),
+                )
+            })
             .collect(),
     }
 }
