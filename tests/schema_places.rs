@@ -200,3 +200,33 @@ fn flow_output_schema_compiles_as_ajv_decides() {
         "Flow output schema failed to compile: strict mode: \"if\" without \"then\" and \"else\" is ignored"
     );
 }
+
+#[test]
+fn hostile_schemas_answer_quickly_without_overflow() {
+    use runstart::schema::CompiledSchema;
+    use std::time::{Duration, Instant};
+    // A look-ahead runs on the backtracking engine, whose steps are capped.
+    let s = CompiledSchema::compile(&json!({"type": "string", "pattern": "^(?=a)(a+)+$"}))
+        .expect("look-ahead compiles");
+    let start = Instant::now();
+    let errors = s.errors(&json!(format!("{}!", "a".repeat(50_000))));
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].keyword, "pattern");
+    // A schema that recurses on the same data stops with an error instead of the stack.
+    let s = CompiledSchema::compile(&json!({"anyOf": [{"$ref": "#"}]})).expect("compiles");
+    let errors = s.errors(&json!(1));
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.message.starts_with("Maximum call stack size exceeded")),
+        "{errors:?}"
+    );
+    // Cyclic pure references are refused at compile time, as Ajv refuses them.
+    let cyclic = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
+    assert!(CompiledSchema::compile(&cyclic).is_err());
+}

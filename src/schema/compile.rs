@@ -590,6 +590,9 @@ impl<'s> Compiler<'s> {
         if !schema.is_object() && !schema.is_boolean() {
             return Err("schema must be object or boolean".to_owned());
         }
+        if json_depth(schema) > MAX_DEPTH {
+            return Err(format!("schema nesting deeper than {MAX_DEPTH} levels"));
+        }
         let env = self.add_root(schema, meta)?;
         meta_check(schema)?;
         let entry = self.compile_env(env, 0)?;
@@ -1283,7 +1286,8 @@ impl<'s> Compiler<'s> {
         }
     }
 
-    #[allow(clippy::too_many_lines)]
+    // One arm per keyword, each in Ajv's words: guards inside the arms read closer to Ajv.
+    #[allow(clippy::too_many_lines, clippy::collapsible_match)]
     fn keyword(
         &mut self,
         cx: &mut Cx,
@@ -1879,6 +1883,21 @@ impl<'s> Compiler<'s> {
         }
         Ok(())
     }
+}
+
+/// Deepest nesting of arrays and objects in `v`, found without recursion.
+fn json_depth(v: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            Value::Object(m) => stack.extend(m.values().map(|c| (c, d + 1))),
+            Value::Array(a) => stack.extend(a.iter().map(|c| (c, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 fn js_join(a: &[Value]) -> String {

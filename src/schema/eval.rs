@@ -25,7 +25,7 @@ pub struct AjvError {
 
 /// Deepest nesting of subschema evaluations; beyond it (a schema that recurses without
 /// consuming data) validation stops with an error, where Ajv would overflow its stack.
-pub const MAX_EVAL_DEPTH: usize = 400;
+pub const MAX_EVAL_DEPTH: usize = 256;
 
 #[derive(Default, Clone)]
 struct Evaluated {
@@ -163,144 +163,192 @@ impl<'p> Run<'p> {
     fn step(&mut self, step: &'p Step, data: &Value, ev: &mut Evaluated) {
         match step {
             Step::TypeCheck(te) => {
-                if !te.types.iter().any(|t| t.matches(data)) {
-                    self.type_error(te);
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if !te.types.iter().any(|t| t.matches(data)) {
+                        this.type_error(te);
+                    }
+                })(self, ev);
             }
             Step::Group {
                 group,
                 steps,
                 else_err,
             } => {
-                if group.matches(data) {
-                    for s in steps {
-                        self.step(s, data, ev);
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if group.matches(data) {
+                        for s in steps {
+                            this.step(s, data, ev);
+                        }
+                    } else if let Some(te) = else_err {
+                        this.type_error(te);
                     }
-                } else if let Some(te) = else_err {
-                    self.type_error(te);
-                }
+                })(self, ev);
             }
             Step::DynamicAnchor { name, func } => {
-                if !self.dynamic.iter().any(|(n, _)| n == name) {
-                    self.dynamic.push((name.as_str(), *func));
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if !this.dynamic.iter().any(|(n, _)| n == name) {
+                        this.dynamic.push((name.as_str(), *func));
+                    }
+                })(self, ev);
             }
             Step::DynamicRef { anchor, fallback } => {
-                let f = anchor
-                    .as_deref()
-                    .and_then(|a| self.dynamic.iter().find(|(n, _)| *n == a).map(|(_, f)| *f))
-                    .unwrap_or(*fallback);
-                let (ok, sub) = self.call(f, data);
-                if ok {
-                    ev.merge(sub);
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let f = anchor
+                        .as_deref()
+                        .and_then(|a| this.dynamic.iter().find(|(n, _)| *n == a).map(|(_, f)| *f))
+                        .unwrap_or(*fallback);
+                    let (ok, sub) = this.call(f, data);
+                    if ok {
+                        ev.merge(sub);
+                    }
+                })(self, ev);
             }
             Step::Call(f) => {
-                let (ok, sub) = self.call(*f, data);
-                if ok {
-                    ev.merge(sub);
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let (ok, sub) = this.call(*f, data);
+                    if ok {
+                        ev.merge(sub);
+                    }
+                })(self, ev);
             }
             Step::Inline(n) => {
-                let (_, sub) = self.node(*n, data);
-                ev.merge(sub);
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let (_, sub) = this.node(*n, data);
+                    ev.merge(sub);
+                })(self, ev);
             }
             Step::Const { value, param, path } => {
-                if !equal(data, value) {
-                    self.error(
-                        path,
-                        "const",
-                        json!({ "allowedValue": param }),
-                        "must be equal to constant".to_owned(),
-                    );
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if !equal(data, value) {
+                        this.error(
+                            path,
+                            "const",
+                            json!({ "allowedValue": param }),
+                            "must be equal to constant".to_owned(),
+                        );
+                    }
+                })(self, ev);
             }
             Step::Enum {
                 values,
                 param,
                 path,
             } => {
-                if !values.iter().any(|v| equal(data, v)) {
-                    self.error(
-                        path,
-                        "enum",
-                        json!({ "allowedValues": param }),
-                        "must be equal to one of the allowed values".to_owned(),
-                    );
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if !values.iter().any(|v| equal(data, v)) {
+                        this.error(
+                            path,
+                            "enum",
+                            json!({ "allowedValues": param }),
+                            "must be equal to one of the allowed values".to_owned(),
+                        );
+                    }
+                })(self, ev);
             }
             Step::Not { node, path } => {
-                let passed = match node {
-                    None => true,
-                    Some(n) => {
-                        let before = self.errors.len();
-                        let (ok, _) = self.node(*n, data);
-                        self.errors.truncate(before);
-                        ok
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let passed = match node {
+                        None => true,
+                        Some(n) => {
+                            let before = this.errors.len();
+                            let (ok, _) = this.node(*n, data);
+                            this.errors.truncate(before);
+                            ok
+                        }
+                    };
+                    if passed {
+                        this.error(path, "not", json!({}), "must NOT be valid".to_owned());
                     }
-                };
-                if passed {
-                    self.error(path, "not", json!({}), "must NOT be valid".to_owned());
-                }
+                })(self, ev);
             }
             Step::AnyOf { nodes, path } => {
-                let before = self.errors.len();
-                let mut any = false;
-                for n in nodes {
-                    let (ok, sub) = self.node(*n, data);
-                    if ok {
-                        any = true;
-                        ev.merge(sub);
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let before = this.errors.len();
+                    let mut any = false;
+                    for n in nodes {
+                        let (ok, sub) = this.node(*n, data);
+                        if ok {
+                            any = true;
+                            ev.merge(sub);
+                        }
                     }
-                }
-                if any {
-                    self.errors.truncate(before);
-                } else {
-                    self.error(
-                        path,
-                        "anyOf",
-                        json!({}),
-                        "must match a schema in anyOf".to_owned(),
-                    );
-                }
+                    if any {
+                        this.errors.truncate(before);
+                    } else {
+                        this.error(
+                            path,
+                            "anyOf",
+                            json!({}),
+                            "must match a schema in anyOf".to_owned(),
+                        );
+                    }
+                })(self, ev);
             }
             Step::OneOf { nodes, path } => {
-                let before = self.errors.len();
-                let mut valid = false;
-                let mut passing = Value::Null;
-                for (i, n) in nodes.iter().enumerate() {
-                    let (ok, sub) = match n {
-                        None => (true, Evaluated::default()),
-                        Some(n) => self.node(*n, data),
-                    };
-                    // Ajv nests each later branch in the `else` of this test, so a second
-                    // passing branch ends the evaluation.
-                    if i > 0 && ok && valid {
-                        valid = false;
-                        passing = json!([passing, i]);
-                        break;
-                    } else if ok {
-                        valid = true;
-                        passing = json!(i);
-                        ev.merge(sub);
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let before = this.errors.len();
+                    let mut valid = false;
+                    let mut passing = Value::Null;
+                    for (i, n) in nodes.iter().enumerate() {
+                        let (ok, sub) = match n {
+                            None => (true, Evaluated::default()),
+                            Some(n) => this.node(*n, data),
+                        };
+                        // Ajv nests each later branch in the `else` of this test, so a second
+                        // passing branch ends the evaluation.
+                        if i > 0 && ok && valid {
+                            valid = false;
+                            passing = json!([passing, i]);
+                            break;
+                        } else if ok {
+                            valid = true;
+                            passing = json!(i);
+                            ev.merge(sub);
+                        }
                     }
-                }
-                if valid {
-                    self.errors.truncate(before);
-                } else {
-                    self.error(
-                        path,
-                        "oneOf",
-                        json!({ "passingSchemas": passing }),
-                        "must match exactly one schema in oneOf".to_owned(),
-                    );
-                }
+                    if valid {
+                        this.errors.truncate(before);
+                    } else {
+                        this.error(
+                            path,
+                            "oneOf",
+                            json!({ "passingSchemas": passing }),
+                            "must match exactly one schema in oneOf".to_owned(),
+                        );
+                    }
+                })(self, ev);
             }
             Step::AllOf(nodes) => {
-                for n in nodes {
-                    let (_, sub) = self.node(*n, data);
-                    ev.merge(sub);
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    for n in nodes {
+                        let (_, sub) = this.node(*n, data);
+                        ev.merge(sub);
+                    }
+                })(self, ev);
             }
             Step::If {
                 cond,
@@ -308,28 +356,32 @@ impl<'p> Run<'p> {
                 els,
                 path,
             } => {
-                let before = self.errors.len();
-                let (ok, sub) = self.node(*cond, data);
-                self.errors.truncate(before);
-                ev.merge(sub);
-                let clause = if ok {
-                    then.map(|n| ("then", n))
-                } else {
-                    els.map(|n| ("else", n))
-                };
-                if let Some((kw, n)) = clause {
-                    let (ok, sub) = self.node(n, data);
-                    if ok {
-                        ev.merge(sub);
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let before = this.errors.len();
+                    let (ok, sub) = this.node(*cond, data);
+                    this.errors.truncate(before);
+                    ev.merge(sub);
+                    let clause = if ok {
+                        then.map(|n| ("then", n))
                     } else {
-                        self.error(
-                            path,
-                            "if",
-                            json!({ "failingKeyword": kw }),
-                            format!("must match \"{kw}\" schema"),
-                        );
+                        els.map(|n| ("else", n))
+                    };
+                    if let Some((kw, n)) = clause {
+                        let (ok, sub) = this.node(n, data);
+                        if ok {
+                            ev.merge(sub);
+                        } else {
+                            this.error(
+                                path,
+                                "if",
+                                json!({ "failingKeyword": kw }),
+                                format!("must match \"{kw}\" schema"),
+                            );
+                        }
                     }
-                }
+                })(self, ev);
             }
             Step::Limit {
                 cmp,
@@ -338,22 +390,26 @@ impl<'p> Run<'p> {
                 message,
                 path,
             } => {
-                let x = data.as_f64().unwrap_or(f64::NAN);
-                let fail = match cmp {
-                    Cmp::Max => x > *limit,
-                    Cmp::Min => x < *limit,
-                    Cmp::ExMax => x >= *limit,
-                    Cmp::ExMin => x <= *limit,
-                };
-                let kw = match cmp {
-                    Cmp::Max => "maximum",
-                    Cmp::Min => "minimum",
-                    Cmp::ExMax => "exclusiveMaximum",
-                    Cmp::ExMin => "exclusiveMinimum",
-                };
-                if fail || x.is_nan() {
-                    self.error(path, kw, param.clone(), message.clone());
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let x = data.as_f64().unwrap_or(f64::NAN);
+                    let fail = match cmp {
+                        Cmp::Max => x > *limit,
+                        Cmp::Min => x < *limit,
+                        Cmp::ExMax => x >= *limit,
+                        Cmp::ExMin => x <= *limit,
+                    };
+                    let kw = match cmp {
+                        Cmp::Max => "maximum",
+                        Cmp::Min => "minimum",
+                        Cmp::ExMax => "exclusiveMaximum",
+                        Cmp::ExMin => "exclusiveMinimum",
+                    };
+                    if fail || x.is_nan() {
+                        this.error(path, kw, param.clone(), message.clone());
+                    }
+                })(self, ev);
             }
             Step::MultipleOf {
                 by,
@@ -361,13 +417,17 @@ impl<'p> Run<'p> {
                 message,
                 path,
             } => {
-                let x = data.as_f64().unwrap_or(f64::NAN);
-                let q = x / by;
-                // Ajv: `res !== parseInt(res)`, where parseInt reads JavaScript's text of `res`.
-                let ok = *by != 0.0 && q.is_finite() && q.fract() == 0.0 && q.abs() < 1e21;
-                if !ok {
-                    self.error(path, "multipleOf", param.clone(), message.clone());
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let x = data.as_f64().unwrap_or(f64::NAN);
+                    let q = x / by;
+                    // Ajv: `res !== parseInt(res)`, where parseInt reads JavaScript's text of `res`.
+                    let ok = *by != 0.0 && q.is_finite() && q.fract() == 0.0 && q.abs() < 1e21;
+                    if !ok {
+                        this.error(path, "multipleOf", param.clone(), message.clone());
+                    }
+                })(self, ev);
             }
             Step::Length {
                 max,
@@ -376,40 +436,52 @@ impl<'p> Run<'p> {
                 message,
                 path,
             } => {
-                let n = data.as_str().map_or(0, |s| s.chars().count()) as f64;
-                if (*max && n > *limit) || (!*max && n < *limit) {
-                    let kw = if *max { "maxLength" } else { "minLength" };
-                    self.error(path, kw, param.clone(), message.clone());
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let n = data.as_str().map_or(0, |s| s.chars().count()) as f64;
+                    if (*max && n > *limit) || (!*max && n < *limit) {
+                        let kw = if *max { "maxLength" } else { "minLength" };
+                        this.error(path, kw, param.clone(), message.clone());
+                    }
+                })(self, ev);
             }
             Step::Pattern { re, source, path } => {
-                if let Value::String(s) = data
-                    && !re.is_match(s)
-                {
-                    self.error(
-                        path,
-                        "pattern",
-                        json!({ "pattern": source }),
-                        format!("must match pattern \"{source}\""),
-                    );
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::String(s) = data
+                        && !re.is_match(s)
+                    {
+                        this.error(
+                            path,
+                            "pattern",
+                            json!({ "pattern": source }),
+                            format!("must match pattern \"{source}\""),
+                        );
+                    }
+                })(self, ev);
             }
             Step::Format { name, ty, path } => {
-                let ok = match (ty, data) {
-                    (FormatType::Number, Value::Number(n)) => {
-                        check_number(name, n.as_f64().unwrap_or(f64::NAN))
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let ok = match (ty, data) {
+                        (FormatType::Number, Value::Number(n)) => {
+                            check_number(name, n.as_f64().unwrap_or(f64::NAN))
+                        }
+                        (FormatType::String, Value::String(s)) => check_string(name, s),
+                        _ => true,
+                    };
+                    if !ok {
+                        this.error(
+                            path,
+                            "format",
+                            json!({ "format": name }),
+                            format!("must match format \"{name}\""),
+                        );
                     }
-                    (FormatType::String, Value::String(s)) => check_string(name, s),
-                    _ => true,
-                };
-                if !ok {
-                    self.error(
-                        path,
-                        "format",
-                        json!({ "format": name }),
-                        format!("must match format \"{name}\""),
-                    );
-                }
+                })(self, ev);
             }
             Step::PropCount {
                 max,
@@ -418,15 +490,19 @@ impl<'p> Run<'p> {
                 message,
                 path,
             } => {
-                let n = data.as_object().map_or(0, Map::len) as f64;
-                if (*max && n > *limit) || (!*max && n < *limit) {
-                    let kw = if *max {
-                        "maxProperties"
-                    } else {
-                        "minProperties"
-                    };
-                    self.error(path, kw, param.clone(), message.clone());
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let n = data.as_object().map_or(0, Map::len) as f64;
+                    if (*max && n > *limit) || (!*max && n < *limit) {
+                        let kw = if *max {
+                            "maxProperties"
+                        } else {
+                            "minProperties"
+                        };
+                        this.error(path, kw, param.clone(), message.clone());
+                    }
+                })(self, ev);
             }
             Step::ItemCount {
                 max,
@@ -435,71 +511,91 @@ impl<'p> Run<'p> {
                 message,
                 path,
             } => {
-                let n = data.as_array().map_or(0, Vec::len) as f64;
-                if (*max && n > *limit) || (!*max && n < *limit) {
-                    let kw = if *max { "maxItems" } else { "minItems" };
-                    self.error(path, kw, param.clone(), message.clone());
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let n = data.as_array().map_or(0, Vec::len) as f64;
+                    if (*max && n > *limit) || (!*max && n < *limit) {
+                        let kw = if *max { "maxItems" } else { "minItems" };
+                        this.error(path, kw, param.clone(), message.clone());
+                    }
+                })(self, ev);
             }
             Step::Required { props, path } => {
-                if let Value::Object(obj) = data {
-                    for p in props {
-                        if !obj.contains_key(p) {
-                            self.error(
-                                path,
-                                "required",
-                                json!({ "missingProperty": p }),
-                                format!("must have required property '{p}'"),
-                            );
-                        }
-                    }
-                }
-            }
-            Step::Unique { scalar, path } => {
-                if let Value::Array(items) = data
-                    && let Some((i, j)) = duplicate(items, scalar.as_deref())
-                {
-                    self.error(
-                        path,
-                        "uniqueItems",
-                        json!({ "i": i, "j": j }),
-                        format!(
-                            "must NOT have duplicate items (items ## {j} and {i} are identical)"
-                        ),
-                    );
-                }
-            }
-            Step::PrefixItems(nodes) => {
-                if let Value::Array(items) = data {
-                    for (i, n) in nodes.iter().enumerate() {
-                        if let (Some(n), Some(item)) = (n, items.get(i)) {
-                            self.descend_index(i, *n, item);
-                        }
-                    }
-                    ev.items = ev.items.max(nodes.len());
-                }
-            }
-            Step::Items { start, node, path } => {
-                if let Value::Array(items) = data {
-                    match node {
-                        None => {
-                            if items.len() > *start {
-                                self.error(
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for p in props {
+                            if !obj.contains_key(p) {
+                                this.error(
                                     path,
-                                    "items",
-                                    json!({ "limit": start }),
-                                    format!("must NOT have more than {start} items"),
+                                    "required",
+                                    json!({ "missingProperty": p }),
+                                    format!("must have required property '{p}'"),
                                 );
                             }
                         }
-                        Some(n) => {
-                            for (i, item) in items.iter().enumerate().skip(*start) {
-                                self.descend_index(i, *n, item);
+                    }
+                })(self, ev);
+            }
+            Step::Unique { scalar, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Array(items) = data
+                        && let Some((i, j)) = duplicate(items, scalar.as_deref())
+                    {
+                        this.error(
+                            path,
+                            "uniqueItems",
+                            json!({ "i": i, "j": j }),
+                            format!(
+                                "must NOT have duplicate items (items ## {j} and {i} are identical)"
+                            ),
+                        );
+                    }
+                })(self, ev);
+            }
+            Step::PrefixItems(nodes) => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Array(items) = data {
+                        for (i, n) in nodes.iter().enumerate() {
+                            if let (Some(n), Some(item)) = (n, items.get(i)) {
+                                this.descend_index(i, *n, item);
+                            }
+                        }
+                        ev.items = ev.items.max(nodes.len());
+                    }
+                })(self, ev);
+            }
+            Step::Items { start, node, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Array(items) = data {
+                        match node {
+                            None => {
+                                if items.len() > *start {
+                                    this.error(
+                                        path,
+                                        "items",
+                                        json!({ "limit": start }),
+                                        format!("must NOT have more than {start} items"),
+                                    );
+                                }
+                            }
+                            Some(n) => {
+                                for (i, item) in items.iter().enumerate().skip(*start) {
+                                    this.descend_index(i, *n, item);
+                                }
                             }
                         }
                     }
-                }
-                ev.all_items = true;
+                    ev.all_items = true;
+                })(self, ev);
             }
             Step::Contains {
                 node,
@@ -508,80 +604,88 @@ impl<'p> Run<'p> {
                 always_fail,
                 path,
             } => {
-                let Value::Array(items) = data else { return };
-                let before = self.errors.len();
-                let valid = if *always_fail {
-                    false
-                } else {
-                    match node {
-                        None => {
-                            let n = items.len() as f64;
-                            n >= *min && max.is_none_or(|m| n <= m)
-                        }
-                        Some(n) => {
-                            ev.all_items = true;
-                            let mut count = 0.0;
-                            let mut valid = *min == 0.0;
-                            for (i, item) in items.iter().enumerate() {
-                                if self.descend_index(i, *n, item) {
-                                    count += 1.0;
-                                    match max {
-                                        None if count >= *min => {
-                                            valid = true;
-                                            break;
-                                        }
-                                        None => {}
-                                        Some(m) => {
-                                            if count > *m {
-                                                valid = false;
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let Value::Array(items) = data else { return };
+                    let before = this.errors.len();
+                    let valid = if *always_fail {
+                        false
+                    } else {
+                        match node {
+                            None => {
+                                let n = items.len() as f64;
+                                n >= *min && max.is_none_or(|m| n <= m)
+                            }
+                            Some(n) => {
+                                ev.all_items = true;
+                                let mut count = 0.0;
+                                let mut valid = *min == 0.0;
+                                for (i, item) in items.iter().enumerate() {
+                                    if this.descend_index(i, *n, item) {
+                                        count += 1.0;
+                                        match max {
+                                            None if count >= *min => {
+                                                valid = true;
                                                 break;
                                             }
-                                            if count >= *min {
-                                                valid = true;
+                                            None => {}
+                                            Some(m) => {
+                                                if count > *m {
+                                                    valid = false;
+                                                    break;
+                                                }
+                                                if count >= *min {
+                                                    valid = true;
+                                                }
                                             }
                                         }
                                     }
                                 }
+                                valid
                             }
-                            valid
                         }
-                    }
-                };
-                if valid {
-                    self.errors.truncate(before);
-                } else {
-                    let (params, message) = match max {
-                        None => (
-                            json!({ "minContains": min_json(*min) }),
-                            format!("must contain at least {} valid item(s)", js_number(*min)),
-                        ),
-                        Some(m) => (
-                            json!({ "minContains": min_json(*min), "maxContains": min_json(*m) }),
-                            format!(
-                                "must contain at least {} and no more than {} valid item(s)",
-                                js_number(*min),
-                                js_number(*m)
-                            ),
-                        ),
                     };
-                    self.error(path, "contains", params, message);
-                }
+                    if valid {
+                        this.errors.truncate(before);
+                    } else {
+                        let (params, message) = match max {
+                            None => (
+                                json!({ "minContains": min_json(*min) }),
+                                format!("must contain at least {} valid item(s)", js_number(*min)),
+                            ),
+                            Some(m) => (
+                                json!({ "minContains": min_json(*min), "maxContains": min_json(*m) }),
+                                format!(
+                                    "must contain at least {} and no more than {} valid item(s)",
+                                    js_number(*min),
+                                    js_number(*m)
+                                ),
+                            ),
+                        };
+                        this.error(path, "contains", params, message);
+                    }
+                })(self, ev);
             }
             Step::PropertyNames { node, path } => {
-                if let Value::Object(obj) = data {
-                    for key in obj.keys() {
-                        let name = Value::String(key.clone());
-                        let (ok, _) = self.node(*node, &name);
-                        if !ok {
-                            self.error(
-                                path,
-                                "propertyNames",
-                                json!({ "propertyName": key }),
-                                "property name must be valid".to_owned(),
-                            );
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for key in obj.keys() {
+                            let name = Value::String(key.clone());
+                            let (ok, _) = this.node(*node, &name);
+                            if !ok {
+                                this.error(
+                                    path,
+                                    "propertyNames",
+                                    json!({ "propertyName": key }),
+                                    "property name must be valid".to_owned(),
+                                );
+                            }
                         }
                     }
-                }
+                })(self, ev);
             }
             Step::AdditionalProperties {
                 props,
@@ -589,82 +693,101 @@ impl<'p> Run<'p> {
                 node,
                 path,
             } => {
-                if let Value::Object(obj) = data {
-                    for (key, value) in obj {
-                        if props.iter().any(|p| p == key)
-                            || patterns.iter().any(|p| p.is_match(key))
-                        {
-                            continue;
-                        }
-                        match node {
-                            None => self.error(
-                                path,
-                                "additionalProperties",
-                                json!({ "additionalProperty": key }),
-                                "must NOT have additional properties".to_owned(),
-                            ),
-                            Some(n) => {
-                                self.descend_key(key, *n, value);
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (key, value) in obj {
+                            if props.iter().any(|p| p == key)
+                                || patterns.iter().any(|p| p.is_match(key))
+                            {
+                                continue;
+                            }
+                            match node {
+                                None => this.error(
+                                    path,
+                                    "additionalProperties",
+                                    json!({ "additionalProperty": key }),
+                                    "must NOT have additional properties".to_owned(),
+                                ),
+                                Some(n) => {
+                                    this.descend_key(key, *n, value);
+                                }
                             }
                         }
                     }
-                }
-                ev.all_props = true;
+                    ev.all_props = true;
+                })(self, ev);
             }
             Step::EvaluateAll { props } => {
-                if *props {
-                    ev.all_props = true;
-                } else {
-                    ev.all_items = true;
-                }
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if *props {
+                        ev.all_props = true;
+                    } else {
+                        ev.all_items = true;
+                    }
+                })(self, ev);
             }
             Step::Properties(props) => {
-                if let Value::Object(obj) = data {
-                    for (name, node) in props {
-                        if let (Some(n), Some(value)) = (node, obj.get(name)) {
-                            self.descend_key(name, *n, value);
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (name, node) in props {
+                            if let (Some(n), Some(value)) = (node, obj.get(name)) {
+                                this.descend_key(name, *n, value);
+                            }
                         }
                     }
-                }
-                if self.prog.track_evaluated && !ev.all_props {
-                    ev.props.extend(props.iter().map(|(n, _)| n.clone()));
-                }
+                    if this.prog.track_evaluated && !ev.all_props {
+                        ev.props.extend(props.iter().map(|(n, _)| n.clone()));
+                    }
+                })(self, ev);
             }
             Step::PatternProperties(pats) => {
-                if let Value::Object(obj) = data {
-                    for (re, node) in pats {
-                        for (key, value) in obj {
-                            if re.is_match(key) {
-                                if let Some(n) = node {
-                                    self.descend_key(key, *n, value);
-                                }
-                                if self.prog.track_evaluated && !ev.all_props {
-                                    ev.props.push(key.clone());
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (re, node) in pats {
+                            for (key, value) in obj {
+                                if re.is_match(key) {
+                                    if let Some(n) = node {
+                                        this.descend_key(key, *n, value);
+                                    }
+                                    if this.prog.track_evaluated && !ev.all_props {
+                                        ev.props.push(key.clone());
+                                    }
                                 }
                             }
                         }
                     }
-                }
+                })(self, ev);
             }
             Step::PropertyDeps {
                 deps,
                 keyword,
                 path,
             } => {
-                if let Value::Object(obj) = data {
-                    for (prop, list) in deps {
-                        if !obj.contains_key(prop) {
-                            continue;
-                        }
-                        let joined = list.join(", ");
-                        let noun = if list.len() == 1 {
-                            "property"
-                        } else {
-                            "properties"
-                        };
-                        for d in list {
-                            if !obj.contains_key(d) {
-                                self.error(
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (prop, list) in deps {
+                            if !obj.contains_key(prop) {
+                                continue;
+                            }
+                            let joined = list.join(", ");
+                            let noun = if list.len() == 1 {
+                                "property"
+                            } else {
+                                "properties"
+                            };
+                            for d in list {
+                                if !obj.contains_key(d) {
+                                    this.error(
                                     path,
                                     keyword,
                                     json!({
@@ -677,70 +800,83 @@ impl<'p> Run<'p> {
                                         "must have {noun} {joined} when property {prop} is present"
                                     ),
                                 );
+                                }
                             }
                         }
                     }
-                }
+                })(self, ev);
             }
             Step::SchemaDeps(deps) => {
-                if let Value::Object(obj) = data {
-                    for (prop, n) in deps {
-                        if obj.contains_key(prop) {
-                            let (ok, sub) = self.node(*n, data);
-                            if ok {
-                                ev.merge(sub);
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (prop, n) in deps {
+                            if obj.contains_key(prop) {
+                                let (ok, sub) = this.node(*n, data);
+                                if ok {
+                                    ev.merge(sub);
+                                }
                             }
                         }
                     }
-                }
+                })(self, ev);
             }
             Step::UnevaluatedProperties { node, path } => {
-                if let Value::Object(obj) = data
-                    && !ev.all_props
-                {
-                    for (key, value) in obj {
-                        if ev.has_prop(key) {
-                            continue;
-                        }
-                        match node {
-                            None => self.error(
-                                path,
-                                "unevaluatedProperties",
-                                json!({ "unevaluatedProperty": key }),
-                                "must NOT have unevaluated properties".to_owned(),
-                            ),
-                            Some(n) => {
-                                self.descend_key(key, *n, value);
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data
+                        && !ev.all_props
+                    {
+                        for (key, value) in obj {
+                            if ev.has_prop(key) {
+                                continue;
+                            }
+                            match node {
+                                None => this.error(
+                                    path,
+                                    "unevaluatedProperties",
+                                    json!({ "unevaluatedProperty": key }),
+                                    "must NOT have unevaluated properties".to_owned(),
+                                ),
+                                Some(n) => {
+                                    this.descend_key(key, *n, value);
+                                }
                             }
                         }
                     }
-                }
-                ev.all_props = true;
+                    ev.all_props = true;
+                })(self, ev);
             }
             Step::UnevaluatedItems { node, path } => {
-                if let Value::Array(items) = data
-                    && !ev.all_items
-                {
-                    let from = ev.items;
-                    match node {
-                        None => {
-                            if items.len() > from {
-                                self.error(
-                                    path,
-                                    "unevaluatedItems",
-                                    json!({ "limit": from }),
-                                    format!("must NOT have more than {from} items"),
-                                );
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Array(items) = data
+                        && !ev.all_items
+                    {
+                        let from = ev.items;
+                        match node {
+                            None => {
+                                if items.len() > from {
+                                    this.error(
+                                        path,
+                                        "unevaluatedItems",
+                                        json!({ "limit": from }),
+                                        format!("must NOT have more than {from} items"),
+                                    );
+                                }
                             }
-                        }
-                        Some(n) => {
-                            for (i, item) in items.iter().enumerate().skip(from) {
-                                self.descend_index(i, *n, item);
+                            Some(n) => {
+                                for (i, item) in items.iter().enumerate().skip(from) {
+                                    this.descend_index(i, *n, item);
+                                }
                             }
                         }
                     }
-                }
-                ev.all_items = true;
+                    ev.all_items = true;
+                })(self, ev);
             }
         }
     }

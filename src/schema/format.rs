@@ -95,7 +95,7 @@ fn all_ascii(s: &str, ok: impl Fn(u8) -> bool) -> bool {
 
 fn is_base64(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.len() % 4 != 0 {
+    if !b.len().is_multiple_of(4) {
         return false;
     }
     let body_ok = |c: u8| c.is_ascii_alphanumeric() || c == b'+' || c == b'/';

@@ -409,7 +409,57 @@ mod meta_tests {
             strict: true,
             allow_union_types: true,
         };
-        let r = super::compile::Compiler::new(opts).compile(&**meta::DRAFT202012, true, |_| Ok(()));
+        let r = super::compile::Compiler::new(opts).compile(&meta::DRAFT202012, true, |_| Ok(()));
         assert!(r.is_ok(), "{:?}", r.err());
+    }
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use super::CompiledSchema;
+    use serde_json::json;
+
+    #[test]
+    fn runtime_recursion_is_capped() {
+        let s = CompiledSchema::compile(&json!({"anyOf": [{"$ref": "#"}]})).expect("compiles");
+        let errors = s.errors(&json!(1));
+        assert!(!errors.is_empty());
+    }
+
+    #[test]
+    fn cyclic_refs_are_refused() {
+        let cyclic = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
+        assert!(CompiledSchema::compile(&cyclic).is_err());
+    }
+}
+
+#[cfg(test)]
+mod deep_compile_tests {
+    use super::CompiledSchema;
+    use serde_json::{Value, json};
+
+    fn nested(levels: usize) -> Value {
+        let mut v = json!({"type": "array"});
+        for _ in 0..levels {
+            v = json!({"type": "array", "items": v, "maxItems": 5, "allOf": [{"not": {"const": 1}}]});
+        }
+        v
+    }
+
+    #[test]
+    fn deep_schemas_compile_or_are_refused_without_overflow() {
+        // Each level nests three subschemas (items, allOf/0, not): 40 levels stay under the cap.
+        let ok = nested(40);
+        let s = CompiledSchema::compile(&ok).expect("40 levels compile");
+        let mut data = json!([]);
+        for _ in 0..40 {
+            data = json!([data]);
+        }
+        assert!(s.is_valid(&data));
+        let err = CompiledSchema::compile(&nested(200)).expect_err("too deep");
+        assert!(
+            err[0].starts_with("schema nesting deeper than 128 levels"),
+            "{err:?}"
+        );
     }
 }
