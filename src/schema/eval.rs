@@ -4,7 +4,7 @@
 
 use super::compile::{Cmp, FuncId, JType, Node, NodeId, Program, Step, TypeErr};
 use super::format::{FormatType, check_number, check_string};
-use super::text::{escape_pointer, js_number};
+use super::text::js_number;
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
@@ -145,7 +145,13 @@ impl<'p> Run<'p> {
     fn descend_key(&mut self, key: &str, id: NodeId, data: &Value) -> bool {
         let len = self.path.len();
         self.path.push('/');
-        self.path.push_str(&escape_pointer(key));
+        for c in key.chars() {
+            match c {
+                '~' => self.path.push_str("~0"),
+                '/' => self.path.push_str("~1"),
+                c => self.path.push(c),
+            }
+        }
         let (ok, _) = self.node(id, data);
         self.path.truncate(len);
         ok
@@ -159,7 +165,8 @@ impl<'p> Run<'p> {
         ok
     }
 
-    #[allow(clippy::too_many_lines)]
+    // Every arm's closure takes the same two parameters, used or not.
+    #[allow(clippy::too_many_lines, unused_variables)]
     fn step(&mut self, step: &'p Step, data: &Value, ev: &mut Evaluated) {
         match step {
             Step::TypeCheck(te) => {

@@ -275,6 +275,19 @@ impl CompiledSchema {
             .map_err(|why| vec![why])
     }
 
+    /// [`CompiledSchema::compile_lenient`] for a schema [`check_meta`] already passed (the
+    /// meta-schema check is not run twice).
+    pub(crate) fn compile_lenient_checked(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
+        let opts = compile::Options {
+            strict: false,
+            allow_union_types: true,
+        };
+        compile::Compiler::new(opts)
+            .compile(schema, false, |_| Ok(()))
+            .map(|program| CompiledSchema { program })
+            .map_err(|why| vec![why])
+    }
+
     /// Compiles `schema` without the strict-mode rules (the draft 2020-12 semantics only), for
     /// schemas upstream does not compile strictly (tool and guardrail config schemas).
     ///

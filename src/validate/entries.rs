@@ -59,7 +59,7 @@ fn check_schema(schema: &serde_json::Value, pointer: &str) -> Vec<Issue> {
     if !out.is_empty() {
         return out;
     }
-    match CompiledSchema::compile_lenient(schema) {
+    match CompiledSchema::compile_lenient_checked(schema) {
         Ok(_) => Vec::new(),
         Err(why) => why
             .iter()
