@@ -230,3 +230,10 @@ fn hostile_schemas_answer_quickly_without_overflow() {
     let cyclic = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
     assert!(CompiledSchema::compile(&cyclic).is_err());
 }
+
+#[test]
+fn compiled_schemas_are_shared_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<runstart::schema::CompiledSchema>();
+    assert_send_sync::<runstart::schema::AjvError>();
+}
