@@ -1,16 +1,31 @@
-//! JSON Schema support: turning `jsonschema` errors into Ajv-shaped [`Issue`]s, and checking
-//! that a schema a pack supplies is itself a valid draft 2020-12 schema.
+//! JSON Schema support as upstream has it: schemas compiled and validated the way Ajv 8
+//! (`Ajv2020`, `strict: true`, `allErrors: true`, `ajv-formats`, keyword `x-kindgi-tunable`)
+//! compiles and validates them, with Ajv-shaped errors.
 //!
-//! Upstream validates with Ajv, so issues here use Ajv's message templates (`must have
-//! required property 'id'`, `must be string`, …) and its `params` names, computed from the
-//! `jsonschema` crate's error kinds.
+//! [`CompiledSchema`] is the entry point: [`CompiledSchema::compile`] refuses what Ajv's strict
+//! mode refuses, with Ajv's message first; [`CompiledSchema::errors`] returns, for an instance,
+//! exactly the errors Ajv reports (`instancePath`, `schemaPath`, `keyword`, `params`,
+//! `message`); [`CompiledSchema::issues`] turns them into [`Issue`]s. Conformance:
+//! `tests/ajv_conformance.rs` replays Ajv 8.20.0's answers on the JSON-Schema-Test-Suite.
+//!
+//! [`issue_from_error`] converts errors of the `jsonschema` crate (still used for runstart's own
+//! shape checks of the pack index) into Ajv-shaped issues.
 
 mod ajv;
-mod strict;
-
-pub use strict::MAX_SCHEMA_DEPTH;
+mod compile;
+mod eval;
+mod format;
+mod pattern;
+mod text;
+mod uri;
 
 pub use ajv::issue_from_error;
+pub use eval::{AjvError, MAX_EVAL_DEPTH};
+pub use pattern::BACKTRACK_LIMIT;
+
+/// Deepest JSON Schema nesting compiled (subschemas plus separately compiled references);
+/// deeper schemas are refused.
+pub const MAX_SCHEMA_DEPTH: usize = compile::MAX_DEPTH;
 
 use crate::diagnostics::Issue;
 use serde_json::Value;
@@ -20,15 +35,86 @@ use std::sync::{Arc, OnceLock, RwLock};
 /// Issue code for a pack-supplied schema that is not a valid draft 2020-12 schema.
 pub const INVALID_SCHEMA: &str = "invalid-schema";
 
-fn meta_validator() -> &'static jsonschema::meta::MetaValidator<'static> {
-    // Built once: compiling the meta-schema costs far more than checking one schema.
-    static META: OnceLock<jsonschema::meta::MetaValidator<'static>> = OnceLock::new();
-    META.get_or_init(jsonschema::draft202012::meta::validator)
+/// The meta-schemas Ajv 2020 knows, each compiled once, by `$id`.
+fn meta_programs() -> &'static Vec<(String, compile::Program)> {
+    static META: OnceLock<Vec<(String, compile::Program)>> = OnceLock::new();
+    META.get_or_init(|| {
+        use referencing::meta;
+        let docs: [&'static Value; 8] = [
+            &**meta::DRAFT202012,
+            &**meta::DRAFT202012_CORE,
+            &**meta::DRAFT202012_APPLICATOR,
+            &**meta::DRAFT202012_UNEVALUATED,
+            &**meta::DRAFT202012_VALIDATION,
+            &**meta::DRAFT202012_META_DATA,
+            &**meta::DRAFT202012_FORMAT_ANNOTATION,
+            &**meta::DRAFT202012_CONTENT,
+        ];
+        let opts = compile::Options {
+            strict: true,
+            allow_union_types: true,
+        };
+        docs.iter()
+            .filter_map(|doc| {
+                let id = doc.get("$id")?.as_str()?.to_owned();
+                let program = compile::Compiler::new(opts)
+                    .compile(doc, true, |_| Ok(()))
+                    .ok()?;
+                Some((id, program))
+            })
+            .collect()
+    })
 }
 
-/// Checks `schema` against the JSON Schema draft 2020-12 meta-schema.
+/// Ajv's errors for `schema` against the meta-schema its `$schema` names (draft 2020-12 when
+/// absent), or why there is no such meta-schema.
+fn meta_errors(schema: &Value) -> Result<Vec<AjvError>, String> {
+    let Value::Object(m) = schema else {
+        return Ok(Vec::new());
+    };
+    let wanted = match m.get("$schema") {
+        None => compile::META_SCHEMA_ID.to_owned(),
+        Some(Value::String(s)) => {
+            let s = s.strip_suffix('#').unwrap_or(s);
+            if s == "http://json-schema.org/schema" {
+                compile::META_SCHEMA_ID.to_owned()
+            } else {
+                s.to_owned()
+            }
+        }
+        Some(_) => return Err("$schema must be a string".to_owned()),
+    };
+    match meta_programs().iter().find(|(id, _)| *id == wanted) {
+        Some((_, program)) => Ok(eval::validate(program, schema)),
+        None => Err(format!(
+            "no schema with key or ref \"{}\"",
+            m.get("$schema").and_then(Value::as_str).unwrap_or_default()
+        )),
+    }
+}
+
+/// Ajv's `errorsText` with `dataVar` `data`.
+fn errors_text(errors: &[AjvError]) -> String {
+    errors
+        .iter()
+        .map(|e| format!("data{} {}", e.instance_path, e.message))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn meta_check(schema: &Value) -> Result<(), String> {
+    let errors = meta_errors(schema)?;
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("schema is invalid: {}", errors_text(&errors)))
+    }
+}
+
+/// Checks `schema` against the JSON Schema draft 2020-12 meta-schema, as Ajv does before it
+/// compiles a schema.
 ///
-/// Returns one [`INVALID_SCHEMA`] issue per violation, with `instancePath` = `pointer` (where
+/// Returns one [`INVALID_SCHEMA`] issue per Ajv error, with `instancePath` = `pointer` (where
 /// the schema sits in the index) joined with the path inside the schema. An empty vector means
 /// the schema is valid.
 ///
@@ -37,15 +123,26 @@ fn meta_validator() -> &'static jsonschema::meta::MetaValidator<'static> {
 /// ```
 /// use serde_json::json;
 /// let issues = runstart::schema::check_meta(&json!({"type": "strin"}), "/tools/0/input");
-/// assert_eq!(issues.len(), 1);
+/// assert_eq!(issues.len(), 3);
 /// assert_eq!(issues[0].instance_path(), "/tools/0/input/type");
 /// ```
 pub fn check_meta(schema: &Value, pointer: &str) -> Vec<Issue> {
-    meta_validator()
-        .iter_errors(schema)
+    let errors = match meta_errors(schema) {
+        Ok(errors) => errors,
+        Err(why) => {
+            return vec![Issue::error(
+                INVALID_SCHEMA,
+                pointer,
+                format!("not a valid JSON Schema (draft 2020-12): {why}"),
+            )];
+        }
+    };
+    errors
+        .iter()
         .map(|e| {
-            let issue = issue_from_error(&e, pointer, INVALID_SCHEMA);
-            let mut got = e.instance().to_string();
+            let mut got = value_at(schema, &e.instance_path)
+                .map(Value::to_string)
+                .unwrap_or_default();
             if got.len() > 60 {
                 let mut cut = 57;
                 while !got.is_char_boundary(cut) {
@@ -56,25 +153,83 @@ pub fn check_meta(schema: &Value, pointer: &str) -> Vec<Issue> {
             }
             let message = format!(
                 "not a valid JSON Schema (draft 2020-12): {} (got {got})",
-                issue.message()
+                e.message
             );
-            Issue::error(INVALID_SCHEMA, issue.instance_path(), message)
-                .with_keyword(issue.keyword().unwrap_or("").to_owned())
-                .with_schema_path(issue.schema_path().unwrap_or("#").to_owned())
+            let mut issue = Issue::error(
+                INVALID_SCHEMA,
+                format!("{pointer}{}", e.instance_path),
+                message,
+            )
+            .with_keyword(e.keyword.clone())
+            .with_schema_path(e.schema_path.clone());
+            for (k, v) in &e.params {
+                issue = issue.with_param(k.clone(), v.clone());
+            }
+            issue
         })
         .collect()
+}
+
+fn value_at<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
+    root.pointer(pointer)
 }
 
 /// Issue code for a pack-supplied schema that fails Ajv strict-mode compilation.
 pub const SCHEMA_COMPILE: &str = "schema-compile";
 
-/// A JSON Schema compiled once under Ajv strict-mode rules, ready to validate many values.
+/// How [`CompiledSchema::compile_with`] compiles: Ajv's strict mode and `allowUnionTypes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CompileOptions {
+    strict: bool,
+    allow_union_types: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions::new()
+    }
+}
+
+impl CompileOptions {
+    /// Upstream's `compileInlineSchema` options: strict mode on, union types allowed.
+    pub const fn new() -> CompileOptions {
+        CompileOptions {
+            strict: true,
+            allow_union_types: true,
+        }
+    }
+
+    /// Ajv's `strict` (default `true`): unknown keywords and formats, ignored keywords, loose
+    /// tuples, undefined required properties and keywords without their type are refused.
+    /// Off, they are ignored, as for schemas upstream does not compile strictly (tool
+    /// `input`/`output`, guardrail `configSchema`).
+    #[must_use]
+    pub const fn with_strict(mut self, strict: bool) -> CompileOptions {
+        self.strict = strict;
+        self
+    }
+
+    /// Ajv's `allowUnionTypes` (default `true`): whether `"type": ["string", "number"]` is
+    /// accepted in strict mode. Upstream's `ALLOW_UNION_TYPES` value is unknown (agents.md open
+    /// question 11); runstart allows them because refusing common unions would surprise
+    /// authors, and Ajv allows `[T, "null"]` either way.
+    #[must_use]
+    pub const fn with_allow_union_types(mut self, allow: bool) -> CompileOptions {
+        self.allow_union_types = allow;
+        self
+    }
+}
+
+/// A JSON Schema compiled once as Ajv 8 compiles it, ready to validate many values.
 ///
-/// Patterns run on the `regex` crate's engine, which matches in time linear in the input:
-/// pack schemas are untrusted, and a backtracking engine would let `^(a+)+$` hang a deploy.
+/// This is the one entry point for evaluating a schema: [`CompiledSchema::errors`] gives Ajv's
+/// errors, [`CompiledSchema::issues`] the same as [`Issue`]s. Patterns run on the linear-time
+/// `regex` engine unless they need look-ahead or back-references, which run on a backtracking
+/// engine capped at [`BACKTRACK_LIMIT`] steps per match: pack schemas are untrusted.
 #[derive(Debug)]
 pub struct CompiledSchema {
-    validator: jsonschema::Validator,
+    program: compile::Program,
 }
 
 impl CompiledSchema {
@@ -83,9 +238,8 @@ impl CompiledSchema {
     ///
     /// # Errors
     ///
-    /// Every reason the schema does not compile, each in Ajv's words (`strict mode: unknown
-    /// keyword: "foo"`, `schema is invalid: data/type must be …`, …). The list is never
-    /// empty.
+    /// Why the schema does not compile, in Ajv's words: one message, the one Ajv throws
+    /// (`strict mode: unknown keyword: "foo"`, `schema is invalid: data/type must be …`, …).
     ///
     /// # Examples
     ///
@@ -99,19 +253,39 @@ impl CompiledSchema {
     /// assert_eq!(err, vec!["strict mode: unknown keyword: \"thisIsNotAValidKeyword\"".to_owned()]);
     /// ```
     pub fn compile(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
-        let mut why = strict::strict_violations(schema);
-        if why.iter().any(|w| w.starts_with("schema nesting deeper")) {
-            return Err(why);
-        }
-        why.extend(meta_validator().iter_errors(schema).map(|e| {
-            let at = e.instance_path().as_str();
-            let issue = issue_from_error(&e, "", SCHEMA_COMPILE);
-            format!("schema is invalid: data{at} {}", issue.message())
-        }));
-        if !why.is_empty() {
-            return Err(why);
-        }
-        CompiledSchema::build(schema)
+        CompiledSchema::compile_with(schema, &CompileOptions::new())
+    }
+
+    /// Compiles `schema` with `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`CompiledSchema::compile`].
+    pub fn compile_with(
+        schema: &Value,
+        options: &CompileOptions,
+    ) -> Result<CompiledSchema, Vec<String>> {
+        let opts = compile::Options {
+            strict: options.strict,
+            allow_union_types: options.allow_union_types,
+        };
+        compile::Compiler::new(opts)
+            .compile(schema, false, meta_check)
+            .map(|program| CompiledSchema { program })
+            .map_err(|why| vec![why])
+    }
+
+    /// [`CompiledSchema::compile_lenient`] for a schema [`check_meta`] already passed (the
+    /// meta-schema check is not run twice).
+    pub(crate) fn compile_lenient_checked(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
+        let opts = compile::Options {
+            strict: false,
+            allow_union_types: true,
+        };
+        compile::Compiler::new(opts)
+            .compile(schema, false, |_| Ok(()))
+            .map(|program| CompiledSchema { program })
+            .map_err(|why| vec![why])
     }
 
     /// Compiles `schema` without the strict-mode rules (the draft 2020-12 semantics only), for
@@ -121,32 +295,38 @@ impl CompiledSchema {
     ///
     /// Why the schema does not compile (an unresolvable `$ref`, an invalid pattern, …).
     pub fn compile_lenient(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
-        CompiledSchema::build(schema)
-    }
-
-    fn build(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
-        jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .should_validate_formats(true)
-            .with_pattern_options(jsonschema::PatternOptions::regex())
-            .build(schema)
-            .map(|validator| CompiledSchema { validator })
-            .map_err(|e| vec![e.to_string()])
+        CompiledSchema::compile_with(schema, &CompileOptions::new().with_strict(false))
     }
 
     /// Whether `instance` satisfies the schema.
     pub fn is_valid(&self, instance: &Value) -> bool {
-        self.validator.is_valid(instance)
+        eval::validate(&self.program, instance).is_empty()
     }
 
-    /// Every violation of the schema by `instance`, as Ajv-shaped issues with `code`, their
-    /// instance paths under `base`.
+    /// Every error Ajv reports for `instance` (`allErrors`), in Ajv's order; empty when valid.
+    pub fn errors(&self, instance: &Value) -> Vec<AjvError> {
+        eval::validate(&self.program, instance)
+    }
+
+    /// Every violation of the schema by `instance`, one Ajv-shaped issue per Ajv error, with
+    /// `code`, their instance paths under `base`.
     pub fn issues(&self, instance: &Value, base: &str, code: &'static str) -> Vec<Issue> {
-        self.validator
-            .iter_errors(instance)
-            .map(|e| issue_from_error(&e, base, code))
+        self.errors(instance)
+            .into_iter()
+            .map(|e| ajv_issue(e, base, code))
             .collect()
     }
+}
+
+/// An [`AjvError`] as an [`Issue`] with `code`, its instance path under `base`.
+pub fn ajv_issue(e: AjvError, base: &str, code: &'static str) -> Issue {
+    let mut issue = Issue::error(code, format!("{base}{}", e.instance_path), e.message)
+        .with_schema_path(e.schema_path)
+        .with_keyword(e.keyword);
+    for (k, v) in e.params {
+        issue = issue.with_param(k, v);
+    }
+    issue
 }
 
 /// The shared outcome of compiling one schema: the compiled schema, or why it failed.
@@ -231,4 +411,68 @@ pub fn model_settings_schema() -> &'static CompiledSchema {
         }))
         .expect("the model settings schema is a valid constant") // ok: compiled-in constant, covered by tests
     })
+}
+
+#[cfg(test)]
+mod meta_tests {
+    #[test]
+    fn meta_schemas_compile() {
+        use referencing::meta;
+        let opts = super::compile::Options {
+            strict: true,
+            allow_union_types: true,
+        };
+        let r = super::compile::Compiler::new(opts).compile(&meta::DRAFT202012, true, |_| Ok(()));
+        assert!(r.is_ok(), "{:?}", r.err());
+    }
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use super::CompiledSchema;
+    use serde_json::json;
+
+    #[test]
+    fn runtime_recursion_is_capped() {
+        let s = CompiledSchema::compile(&json!({"anyOf": [{"$ref": "#"}]})).expect("compiles");
+        let errors = s.errors(&json!(1));
+        assert!(!errors.is_empty());
+    }
+
+    #[test]
+    fn cyclic_refs_are_refused() {
+        let cyclic = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
+        assert!(CompiledSchema::compile(&cyclic).is_err());
+    }
+}
+
+#[cfg(test)]
+mod deep_compile_tests {
+    use super::CompiledSchema;
+    use serde_json::{Value, json};
+
+    fn nested(levels: usize) -> Value {
+        let mut v = json!({"type": "array"});
+        for _ in 0..levels {
+            v = json!({"type": "array", "items": v, "maxItems": 5, "allOf": [{"not": {"const": 1}}]});
+        }
+        v
+    }
+
+    #[test]
+    fn deep_schemas_compile_or_are_refused_without_overflow() {
+        // Each level nests three subschemas (items, allOf/0, not): 40 levels stay under the cap.
+        let ok = nested(40);
+        let s = CompiledSchema::compile(&ok).expect("40 levels compile");
+        let mut data = json!([]);
+        for _ in 0..40 {
+            data = json!([data]);
+        }
+        assert!(s.is_valid(&data));
+        let err = CompiledSchema::compile(&nested(200)).expect_err("too deep");
+        assert!(
+            err[0].starts_with("schema nesting deeper than 128 levels"),
+            "{err:?}"
+        );
+    }
 }

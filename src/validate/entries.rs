@@ -4,7 +4,7 @@
 use crate::diagnostics::{Issue, Report};
 use crate::index::wire::{Guardrail, Tool};
 use crate::index::{Indexed, LISTS, raw_list};
-use crate::schema::check_meta;
+use crate::schema::{CompiledSchema, SCHEMA_COMPILE, check_meta};
 use serde_json::Value;
 
 /// Issue code: a module path is not relative to the pack root with forward slashes.
@@ -54,18 +54,42 @@ pub(super) fn check_module_paths(document: &Value, report: &mut Report) {
     }
 }
 
-/// The `input` and `output` schemas of one tool are valid draft 2020-12 schemas.
+/// `schema` is a valid draft 2020-12 schema ([`INVALID_SCHEMA`](crate::schema::INVALID_SCHEMA)
+/// issues otherwise) and, when it is, runstart can compile it without strict mode (one
+/// [`SCHEMA_COMPILE`] issue otherwise: an unresolvable `$ref`, a pattern no engine runs), so a
+/// schema that will never check anything does not pass silently.
+fn check_schema(schema: &serde_json::Value, pointer: &str) -> Vec<Issue> {
+    let out = check_meta(schema, pointer);
+    if !out.is_empty() {
+        return out;
+    }
+    match CompiledSchema::compile_lenient_checked(schema) {
+        Ok(_) => Vec::new(),
+        Err(why) => why
+            .iter()
+            .map(|w| {
+                Issue::error(
+                    SCHEMA_COMPILE,
+                    pointer,
+                    format!("the schema does not compile: {w}"),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The `input` and `output` schemas of one tool are valid draft 2020-12 schemas that compile.
 pub(super) fn check_tool_schemas(tool: &Indexed<Tool>) -> Vec<Issue> {
     let base = format!("/tools/{}", tool.index);
-    let mut out = check_meta(&tool.entry.input, &format!("{base}/input"));
-    out.extend(check_meta(&tool.entry.output, &format!("{base}/output")));
+    let mut out = check_schema(&tool.entry.input, &format!("{base}/input"));
+    out.extend(check_schema(&tool.entry.output, &format!("{base}/output")));
     out
 }
 
-/// A guardrail's `configSchema`, when present, is a valid draft 2020-12 schema.
+/// A guardrail's `configSchema`, when present, is a valid draft 2020-12 schema that compiles.
 pub(super) fn check_guardrail_schema(guardrail: &Indexed<Guardrail>) -> Vec<Issue> {
     match &guardrail.entry.config_schema {
-        Some(schema) => check_meta(
+        Some(schema) => check_schema(
             schema,
             &format!("/guardrails/{}/configSchema", guardrail.index),
         ),

@@ -1,0 +1,958 @@
+//! Runs a compiled [`Program`] against an instance, collecting every error as Ajv does with
+//! `allErrors`: the errors of failing `anyOf`/`oneOf` branches stay beside the keyword's own
+//! error, passing branches leave none, `if` contributes only its clause's errors and its own.
+
+use super::compile::{Cmp, FuncId, JType, Node, NodeId, Program, Step, TypeErr};
+use super::format::{FormatType, check_number, check_string};
+use super::text::js_number;
+use serde_json::{Map, Value, json};
+use std::fmt::Write;
+
+/// One validation error, reduced to the fields Ajv reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AjvError {
+    /// JSON Pointer to the failing value, relative to the validated instance (`""` for itself).
+    pub instance_path: String,
+    /// Where the failing keyword sits, as Ajv reports it (`#/properties/a/type`).
+    pub schema_path: String,
+    /// The failing keyword (`type`, `required`, `false schema`, …).
+    pub keyword: String,
+    /// Ajv's `params` for the keyword (`{"missingProperty": "id"}`, …).
+    pub params: Map<String, Value>,
+    /// Ajv's message (`must have required property 'id'`).
+    pub message: String,
+}
+
+/// Deepest nesting of subschema evaluations; beyond it (a schema that recurses without
+/// consuming data) validation stops with an error, where Ajv would overflow its stack.
+pub const MAX_EVAL_DEPTH: usize = 256;
+
+#[derive(Default, Clone)]
+struct Evaluated {
+    all_props: bool,
+    props: Vec<String>,
+    items: usize,
+    all_items: bool,
+}
+
+impl Evaluated {
+    fn merge(&mut self, other: Evaluated) {
+        self.all_props |= other.all_props;
+        if !self.all_props {
+            self.props.extend(other.props);
+        }
+        self.all_items |= other.all_items;
+        self.items = self.items.max(other.items);
+    }
+
+    fn has_prop(&self, k: &str) -> bool {
+        self.all_props || self.props.iter().any(|p| p == k)
+    }
+}
+
+struct Run<'p> {
+    prog: &'p Program,
+    errors: Vec<AjvError>,
+    dynamic: Vec<(&'p str, FuncId)>,
+    path: String,
+    depth: usize,
+    overflow: bool,
+}
+
+/// Validates `data`; returns Ajv's errors (empty when valid).
+pub(crate) fn validate(prog: &Program, data: &Value) -> Vec<AjvError> {
+    let mut run = Run {
+        prog,
+        errors: Vec::new(),
+        dynamic: Vec::new(),
+        path: String::new(),
+        depth: 0,
+        overflow: false,
+    };
+    run.call(prog.entry, data);
+    run.errors
+}
+
+impl<'p> Run<'p> {
+    fn error(&mut self, schema_path: &str, keyword: &str, params: Value, message: String) {
+        let params = match params {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        self.errors.push(AjvError {
+            instance_path: self.path.clone(),
+            schema_path: schema_path.to_owned(),
+            keyword: keyword.to_owned(),
+            params,
+            message,
+        });
+    }
+
+    fn type_error(&mut self, te: &TypeErr) {
+        self.error(
+            &te.schema_path,
+            "type",
+            json!({ "type": te.param }),
+            te.message.clone(),
+        );
+    }
+
+    fn call(&mut self, f: FuncId, data: &Value) -> (bool, Evaluated) {
+        let node = self.prog.funcs.get(f).copied().unwrap_or(usize::MAX);
+        self.node(node, data)
+    }
+
+    /// Evaluates one subschema: whether it added no error, and what it evaluated.
+    fn node(&mut self, id: NodeId, data: &Value) -> (bool, Evaluated) {
+        let before = self.errors.len();
+        if self.overflow {
+            return (false, Evaluated::default());
+        }
+        if self.depth >= MAX_EVAL_DEPTH {
+            self.overflow = true;
+            self.error(
+                "#",
+                "$ref",
+                json!({}),
+                format!("Maximum call stack size exceeded (the schema recurses more than {MAX_EVAL_DEPTH} levels deep)"),
+            );
+            return (false, Evaluated::default());
+        }
+        self.depth += 1;
+        let mut ev = Evaluated::default();
+        let prog = self.prog;
+        match prog.nodes.get(id) {
+            Some(Node::True) | None => {}
+            Some(Node::False { path }) => {
+                let path = format!("{path}/false schema");
+                self.error(
+                    &path,
+                    "false schema",
+                    json!({}),
+                    "boolean schema is false".to_owned(),
+                );
+            }
+            Some(Node::Obj(steps)) => {
+                for step in steps {
+                    self.step(step, data, &mut ev);
+                }
+            }
+        }
+        self.depth -= 1;
+        (self.errors.len() == before, ev)
+    }
+
+    fn descend_key(&mut self, key: &str, id: NodeId, data: &Value) -> bool {
+        let len = self.path.len();
+        self.path.push('/');
+        for c in key.chars() {
+            match c {
+                '~' => self.path.push_str("~0"),
+                '/' => self.path.push_str("~1"),
+                c => self.path.push(c),
+            }
+        }
+        let (ok, _) = self.node(id, data);
+        self.path.truncate(len);
+        ok
+    }
+
+    fn descend_index(&mut self, i: usize, id: NodeId, data: &Value) -> bool {
+        let len = self.path.len();
+        let _ = write!(self.path, "/{i}");
+        let (ok, _) = self.node(id, data);
+        self.path.truncate(len);
+        ok
+    }
+
+    // Every arm's closure takes the same two parameters, used or not.
+    #[allow(clippy::too_many_lines, unused_variables)]
+    fn step(&mut self, step: &'p Step, data: &Value, ev: &mut Evaluated) {
+        match step {
+            Step::TypeCheck(te) => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if !te.types.iter().any(|t| t.matches(data)) {
+                        this.type_error(te);
+                    }
+                })(self, ev);
+            }
+            Step::Group {
+                group,
+                steps,
+                else_err,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if group.matches(data) {
+                        for s in steps {
+                            this.step(s, data, ev);
+                        }
+                    } else if let Some(te) = else_err {
+                        this.type_error(te);
+                    }
+                })(self, ev);
+            }
+            Step::DynamicAnchor { name, func } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if !this.dynamic.iter().any(|(n, _)| n == name) {
+                        this.dynamic.push((name.as_str(), *func));
+                    }
+                })(self, ev);
+            }
+            Step::DynamicRef { anchor, fallback } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let f = anchor
+                        .as_deref()
+                        .and_then(|a| this.dynamic.iter().find(|(n, _)| *n == a).map(|(_, f)| *f))
+                        .unwrap_or(*fallback);
+                    let (ok, sub) = this.call(f, data);
+                    if ok {
+                        ev.merge(sub);
+                    }
+                })(self, ev);
+            }
+            Step::Call(f) => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let (ok, sub) = this.call(*f, data);
+                    if ok {
+                        ev.merge(sub);
+                    }
+                })(self, ev);
+            }
+            Step::Inline(n) => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let (_, sub) = this.node(*n, data);
+                    ev.merge(sub);
+                })(self, ev);
+            }
+            Step::Const { value, param, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if !equal(data, value) {
+                        this.error(
+                            path,
+                            "const",
+                            json!({ "allowedValue": param }),
+                            "must be equal to constant".to_owned(),
+                        );
+                    }
+                })(self, ev);
+            }
+            Step::Enum {
+                values,
+                param,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if !values.iter().any(|v| equal(data, v)) {
+                        this.error(
+                            path,
+                            "enum",
+                            json!({ "allowedValues": param }),
+                            "must be equal to one of the allowed values".to_owned(),
+                        );
+                    }
+                })(self, ev);
+            }
+            Step::Not { node, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let passed = match node {
+                        None => true,
+                        Some(n) => {
+                            let before = this.errors.len();
+                            let (ok, _) = this.node(*n, data);
+                            this.errors.truncate(before);
+                            ok
+                        }
+                    };
+                    if passed {
+                        this.error(path, "not", json!({}), "must NOT be valid".to_owned());
+                    }
+                })(self, ev);
+            }
+            Step::AnyOf { nodes, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let before = this.errors.len();
+                    let mut any = false;
+                    for n in nodes {
+                        let (ok, sub) = this.node(*n, data);
+                        if ok {
+                            any = true;
+                            ev.merge(sub);
+                        }
+                    }
+                    if any {
+                        this.errors.truncate(before);
+                    } else {
+                        this.error(
+                            path,
+                            "anyOf",
+                            json!({}),
+                            "must match a schema in anyOf".to_owned(),
+                        );
+                    }
+                })(self, ev);
+            }
+            Step::OneOf { nodes, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let before = this.errors.len();
+                    let mut valid = false;
+                    let mut passing = Value::Null;
+                    for (i, n) in nodes.iter().enumerate() {
+                        let (ok, sub) = match n {
+                            None => (true, Evaluated::default()),
+                            Some(n) => this.node(*n, data),
+                        };
+                        // Ajv nests each later branch in the `else` of this test, so a second
+                        // passing branch ends the evaluation.
+                        if i > 0 && ok && valid {
+                            valid = false;
+                            passing = json!([passing, i]);
+                            break;
+                        } else if ok {
+                            valid = true;
+                            passing = json!(i);
+                            ev.merge(sub);
+                        }
+                    }
+                    if valid {
+                        this.errors.truncate(before);
+                    } else {
+                        this.error(
+                            path,
+                            "oneOf",
+                            json!({ "passingSchemas": passing }),
+                            "must match exactly one schema in oneOf".to_owned(),
+                        );
+                    }
+                })(self, ev);
+            }
+            Step::AllOf(nodes) => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    for n in nodes {
+                        let (_, sub) = this.node(*n, data);
+                        ev.merge(sub);
+                    }
+                })(self, ev);
+            }
+            Step::If {
+                cond,
+                then,
+                els,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let before = this.errors.len();
+                    let (ok, sub) = this.node(*cond, data);
+                    this.errors.truncate(before);
+                    ev.merge(sub);
+                    let clause = if ok {
+                        then.map(|n| ("then", n))
+                    } else {
+                        els.map(|n| ("else", n))
+                    };
+                    if let Some((kw, n)) = clause {
+                        let (ok, sub) = this.node(n, data);
+                        if ok {
+                            ev.merge(sub);
+                        } else {
+                            this.error(
+                                path,
+                                "if",
+                                json!({ "failingKeyword": kw }),
+                                format!("must match \"{kw}\" schema"),
+                            );
+                        }
+                    }
+                })(self, ev);
+            }
+            Step::Limit {
+                cmp,
+                limit,
+                param,
+                message,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let x = data.as_f64().unwrap_or(f64::NAN);
+                    let fail = match cmp {
+                        Cmp::Max => x > *limit,
+                        Cmp::Min => x < *limit,
+                        Cmp::ExMax => x >= *limit,
+                        Cmp::ExMin => x <= *limit,
+                    };
+                    let kw = match cmp {
+                        Cmp::Max => "maximum",
+                        Cmp::Min => "minimum",
+                        Cmp::ExMax => "exclusiveMaximum",
+                        Cmp::ExMin => "exclusiveMinimum",
+                    };
+                    if fail || x.is_nan() {
+                        this.error(path, kw, param.clone(), message.clone());
+                    }
+                })(self, ev);
+            }
+            Step::MultipleOf {
+                by,
+                param,
+                message,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let x = data.as_f64().unwrap_or(f64::NAN);
+                    let q = x / by;
+                    // Ajv: `res !== parseInt(res)`, where parseInt reads JavaScript's text of `res`.
+                    let ok = *by != 0.0 && q.is_finite() && q.fract() == 0.0 && q.abs() < 1e21;
+                    if !ok {
+                        this.error(path, "multipleOf", param.clone(), message.clone());
+                    }
+                })(self, ev);
+            }
+            Step::Length {
+                max,
+                limit,
+                param,
+                message,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let n = data.as_str().map_or(0, |s| s.chars().count()) as f64;
+                    if (*max && n > *limit) || (!*max && n < *limit) {
+                        let kw = if *max { "maxLength" } else { "minLength" };
+                        this.error(path, kw, param.clone(), message.clone());
+                    }
+                })(self, ev);
+            }
+            Step::Pattern { re, source, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::String(s) = data
+                        && !re.is_match(s)
+                    {
+                        this.error(
+                            path,
+                            "pattern",
+                            json!({ "pattern": source }),
+                            format!("must match pattern \"{source}\""),
+                        );
+                    }
+                })(self, ev);
+            }
+            Step::Format { name, ty, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let ok = match (ty, data) {
+                        (FormatType::Number, Value::Number(n)) => {
+                            check_number(name, n.as_f64().unwrap_or(f64::NAN))
+                        }
+                        (FormatType::String, Value::String(s)) => check_string(name, s),
+                        _ => true,
+                    };
+                    if !ok {
+                        this.error(
+                            path,
+                            "format",
+                            json!({ "format": name }),
+                            format!("must match format \"{name}\""),
+                        );
+                    }
+                })(self, ev);
+            }
+            Step::PropCount {
+                max,
+                limit,
+                param,
+                message,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let n = data.as_object().map_or(0, Map::len) as f64;
+                    if (*max && n > *limit) || (!*max && n < *limit) {
+                        let kw = if *max {
+                            "maxProperties"
+                        } else {
+                            "minProperties"
+                        };
+                        this.error(path, kw, param.clone(), message.clone());
+                    }
+                })(self, ev);
+            }
+            Step::ItemCount {
+                max,
+                limit,
+                param,
+                message,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let n = data.as_array().map_or(0, Vec::len) as f64;
+                    if (*max && n > *limit) || (!*max && n < *limit) {
+                        let kw = if *max { "maxItems" } else { "minItems" };
+                        this.error(path, kw, param.clone(), message.clone());
+                    }
+                })(self, ev);
+            }
+            Step::Required { props, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for p in props {
+                            if !obj.contains_key(p) {
+                                this.error(
+                                    path,
+                                    "required",
+                                    json!({ "missingProperty": p }),
+                                    format!("must have required property '{p}'"),
+                                );
+                            }
+                        }
+                    }
+                })(self, ev);
+            }
+            Step::Unique { scalar, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Array(items) = data
+                        && let Some((i, j)) = duplicate(items, scalar.as_deref())
+                    {
+                        this.error(
+                            path,
+                            "uniqueItems",
+                            json!({ "i": i, "j": j }),
+                            format!(
+                                "must NOT have duplicate items (items ## {j} and {i} are identical)"
+                            ),
+                        );
+                    }
+                })(self, ev);
+            }
+            Step::PrefixItems(nodes) => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Array(items) = data {
+                        for (i, n) in nodes.iter().enumerate() {
+                            if let (Some(n), Some(item)) = (n, items.get(i)) {
+                                this.descend_index(i, *n, item);
+                            }
+                        }
+                        ev.items = ev.items.max(nodes.len());
+                    }
+                })(self, ev);
+            }
+            Step::Items { start, node, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Array(items) = data {
+                        match node {
+                            None => {
+                                if items.len() > *start {
+                                    this.error(
+                                        path,
+                                        "items",
+                                        json!({ "limit": start }),
+                                        format!("must NOT have more than {start} items"),
+                                    );
+                                }
+                            }
+                            Some(n) => {
+                                for (i, item) in items.iter().enumerate().skip(*start) {
+                                    this.descend_index(i, *n, item);
+                                }
+                            }
+                        }
+                    }
+                    ev.all_items = true;
+                })(self, ev);
+            }
+            Step::Contains {
+                node,
+                min,
+                max,
+                always_fail,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    let Value::Array(items) = data else { return };
+                    let before = this.errors.len();
+                    let valid = if *always_fail {
+                        false
+                    } else {
+                        match node {
+                            None => {
+                                let n = items.len() as f64;
+                                n >= *min && max.is_none_or(|m| n <= m)
+                            }
+                            Some(n) => {
+                                ev.all_items = true;
+                                let mut count = 0.0;
+                                let mut valid = *min == 0.0;
+                                for (i, item) in items.iter().enumerate() {
+                                    if this.descend_index(i, *n, item) {
+                                        count += 1.0;
+                                        match max {
+                                            None if count >= *min => {
+                                                valid = true;
+                                                break;
+                                            }
+                                            None => {}
+                                            Some(m) => {
+                                                if count > *m {
+                                                    valid = false;
+                                                    break;
+                                                }
+                                                if count >= *min {
+                                                    valid = true;
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                                valid
+                            }
+                        }
+                    };
+                    if valid {
+                        this.errors.truncate(before);
+                    } else {
+                        let (params, message) = match max {
+                            None => (
+                                json!({ "minContains": min_json(*min) }),
+                                format!("must contain at least {} valid item(s)", js_number(*min)),
+                            ),
+                            Some(m) => (
+                                json!({ "minContains": min_json(*min), "maxContains": min_json(*m) }),
+                                format!(
+                                    "must contain at least {} and no more than {} valid item(s)",
+                                    js_number(*min),
+                                    js_number(*m)
+                                ),
+                            ),
+                        };
+                        this.error(path, "contains", params, message);
+                    }
+                })(self, ev);
+            }
+            Step::PropertyNames { node, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for key in obj.keys() {
+                            let name = Value::String(key.clone());
+                            let (ok, _) = this.node(*node, &name);
+                            if !ok {
+                                this.error(
+                                    path,
+                                    "propertyNames",
+                                    json!({ "propertyName": key }),
+                                    "property name must be valid".to_owned(),
+                                );
+                            }
+                        }
+                    }
+                })(self, ev);
+            }
+            Step::AdditionalProperties {
+                props,
+                patterns,
+                node,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (key, value) in obj {
+                            if props.iter().any(|p| p == key)
+                                || patterns.iter().any(|p| p.is_match(key))
+                            {
+                                continue;
+                            }
+                            match node {
+                                None => this.error(
+                                    path,
+                                    "additionalProperties",
+                                    json!({ "additionalProperty": key }),
+                                    "must NOT have additional properties".to_owned(),
+                                ),
+                                Some(n) => {
+                                    this.descend_key(key, *n, value);
+                                }
+                            }
+                        }
+                    }
+                    ev.all_props = true;
+                })(self, ev);
+            }
+            Step::EvaluateAll { props } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if *props {
+                        ev.all_props = true;
+                    } else {
+                        ev.all_items = true;
+                    }
+                })(self, ev);
+            }
+            Step::Properties(props) => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (name, node) in props {
+                            if let (Some(n), Some(value)) = (node, obj.get(name)) {
+                                this.descend_key(name, *n, value);
+                            }
+                        }
+                    }
+                    if this.prog.track_evaluated && !ev.all_props {
+                        ev.props.extend(props.iter().map(|(n, _)| n.clone()));
+                    }
+                })(self, ev);
+            }
+            Step::PatternProperties(pats) => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (re, node) in pats {
+                            for (key, value) in obj {
+                                if re.is_match(key) {
+                                    if let Some(n) = node {
+                                        this.descend_key(key, *n, value);
+                                    }
+                                    if this.prog.track_evaluated && !ev.all_props {
+                                        ev.props.push(key.clone());
+                                    }
+                                }
+                            }
+                        }
+                    }
+                })(self, ev);
+            }
+            Step::PropertyDeps {
+                deps,
+                keyword,
+                path,
+            } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (prop, list) in deps {
+                            if !obj.contains_key(prop) {
+                                continue;
+                            }
+                            let joined = list.join(", ");
+                            let noun = if list.len() == 1 {
+                                "property"
+                            } else {
+                                "properties"
+                            };
+                            for d in list {
+                                if !obj.contains_key(d) {
+                                    this.error(
+                                    path,
+                                    keyword,
+                                    json!({
+                                        "property": prop,
+                                        "missingProperty": d,
+                                        "depsCount": list.len(),
+                                        "deps": joined,
+                                    }),
+                                    format!(
+                                        "must have {noun} {joined} when property {prop} is present"
+                                    ),
+                                );
+                                }
+                            }
+                        }
+                    }
+                })(self, ev);
+            }
+            Step::SchemaDeps(deps) => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data {
+                        for (prop, n) in deps {
+                            if obj.contains_key(prop) {
+                                let (ok, sub) = this.node(*n, data);
+                                if ok {
+                                    ev.merge(sub);
+                                }
+                            }
+                        }
+                    }
+                })(self, ev);
+            }
+            Step::UnevaluatedProperties { node, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Object(obj) = data
+                        && !ev.all_props
+                    {
+                        for (key, value) in obj {
+                            if ev.has_prop(key) {
+                                continue;
+                            }
+                            match node {
+                                None => this.error(
+                                    path,
+                                    "unevaluatedProperties",
+                                    json!({ "unevaluatedProperty": key }),
+                                    "must NOT have unevaluated properties".to_owned(),
+                                ),
+                                Some(n) => {
+                                    this.descend_key(key, *n, value);
+                                }
+                            }
+                        }
+                    }
+                    ev.all_props = true;
+                })(self, ev);
+            }
+            Step::UnevaluatedItems { node, path } => {
+                // A closure per arm keeps each arm's temporaries out of the recursive frame.
+                #[allow(clippy::redundant_closure_call)]
+                (|this: &mut Self, ev: &mut Evaluated| {
+                    if let Value::Array(items) = data
+                        && !ev.all_items
+                    {
+                        let from = ev.items;
+                        match node {
+                            None => {
+                                if items.len() > from {
+                                    this.error(
+                                        path,
+                                        "unevaluatedItems",
+                                        json!({ "limit": from }),
+                                        format!("must NOT have more than {from} items"),
+                                    );
+                                }
+                            }
+                            Some(n) => {
+                                for (i, item) in items.iter().enumerate().skip(from) {
+                                    this.descend_index(i, *n, item);
+                                }
+                            }
+                        }
+                    }
+                    ev.all_items = true;
+                })(self, ev);
+            }
+        }
+    }
+}
+
+fn min_json(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9e15 {
+        Value::from(x as i64)
+    } else {
+        json!(x)
+    }
+}
+
+/// fast-deep-equal as Ajv uses it: numbers by value (`1` equals `1.0`), objects by keys.
+pub(crate) fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                (Some(p), Some(q), _, _) => p == q,
+                (_, _, Some(p), Some(q)) => p == q,
+                _ => x.as_f64() == y.as_f64(),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The pair Ajv reports for `uniqueItems`: with scalar item types its map-based loop (`i`
+/// below `j`), otherwise its pairwise loop from the end (`j` below `i`).
+fn duplicate(items: &[Value], scalar: Option<&[JType]>) -> Option<(usize, usize)> {
+    match scalar {
+        Some(types) => {
+            let mut seen: Vec<(String, usize)> = Vec::new();
+            for i in (0..items.len()).rev() {
+                let item = &items[i];
+                if !types.iter().any(|t| t.matches(item)) {
+                    continue;
+                }
+                let mut key = match item {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => js_number(n.as_f64().unwrap_or(f64::NAN)),
+                    other => other.to_string(),
+                };
+                if types.len() > 1 && item.is_string() {
+                    key.push('_');
+                }
+                if let Some((_, j)) = seen.iter().find(|(k, _)| *k == key) {
+                    return Some((i, *j));
+                }
+                seen.retain(|(k, _)| *k != key);
+                seen.push((key, i));
+            }
+            None
+        }
+        None => {
+            for i in (0..items.len()).rev() {
+                for j in (0..i).rev() {
+                    if equal(&items[i], &items[j]) {
+                        return Some((i, j));
+                    }
+                }
+            }
+            None
+        }
+    }
+}
