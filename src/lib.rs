@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod diagnostics;
 pub mod flow;
 pub mod index;
+pub mod protocol;
 pub mod range;
 pub mod route;
 pub mod run;
