@@ -295,7 +295,8 @@ impl fmt::Debug for CallContext {
     }
 }
 
-/// `invoke`: run a tool handler.
+/// `invoke`: run a tool handler. The message structs hold no `kind`: serialize a
+/// [`Request`] or [`Response`] (`Request::from(invoke)`) to write one with its `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolInvoke {
     /// Always 2.
@@ -529,6 +530,42 @@ pub enum Response {
     /// `error`.
     #[serde(rename = "error")]
     Error(PackError),
+}
+
+impl From<ToolInvoke> for Request {
+    fn from(m: ToolInvoke) -> Request {
+        Request::Invoke(m)
+    }
+}
+
+impl From<CheckInvoke> for Request {
+    fn from(m: CheckInvoke) -> Request {
+        Request::CheckInvoke(m)
+    }
+}
+
+impl From<ToolResult> for Response {
+    fn from(m: ToolResult) -> Response {
+        Response::Result(m)
+    }
+}
+
+impl From<ToolPause> for Response {
+    fn from(m: ToolPause) -> Response {
+        Response::Pause(m)
+    }
+}
+
+impl From<CheckResult> for Response {
+    fn from(m: CheckResult) -> Response {
+        Response::CheckResult(m)
+    }
+}
+
+impl From<PackError> for Response {
+    fn from(m: PackError) -> Response {
+        Response::Error(m)
+    }
 }
 
 /// Any v2 message: a request, a response, or an info answer.
