@@ -90,15 +90,37 @@ fn every_upstream_example_parses_and_round_trips() {
 fn a_missing_required_field_gets_the_protocols_error() {
     // Every required field of each example, as the seed lists them.
     let required: [(&str, &[&str]); 4] = [
-        ("tool-invoke", &["tool", "tool.id", "input", "ctx", "ctx.tenantId", "ctx.runId"]),
+        (
+            "tool-invoke",
+            &[
+                "tool",
+                "tool.id",
+                "input",
+                "ctx",
+                "ctx.tenantId",
+                "ctx.runId",
+            ],
+        ),
         ("check-invoke", &["check", "check.id", "config", "trace"]),
         (
             "input-invalid",
-            &["code", "message", "issues.0.instancePath", "issues.0.message"],
+            &[
+                "code",
+                "message",
+                "issues.0.instancePath",
+                "issues.0.message",
+            ],
         ),
         (
             "info",
-            &["packId", "packVersion", "artifactVersion", "tools", "tools.0.id", "checks"],
+            &[
+                "packId",
+                "packVersion",
+                "artifactVersion",
+                "tools",
+                "tools.0.id",
+                "checks",
+            ],
         ),
     ];
     let mut checked = 0;
@@ -108,7 +130,11 @@ fn a_missing_required_field_gets_the_protocols_error() {
             let mut m = v.clone();
             remove(&mut m, field);
             let e = parse_any(name, &m).expect_err(field);
-            assert_eq!(e.code, ErrorCode::MalformedMessage, "{name} without {field}");
+            assert_eq!(
+                e.code,
+                ErrorCode::MalformedMessage,
+                "{name} without {field}"
+            );
             assert!(!e.message.is_empty());
             checked += 1;
         }
@@ -186,7 +212,11 @@ fn wrong_v_wrong_kind_and_unknown_error_codes() {
     let Some(v) = example("input-invalid") else {
         return;
     };
-    for bad in [json!("input-invalid"), json!("INPUT-VALIDATION-FAILED"), json!(3)] {
+    for bad in [
+        json!("input-invalid"),
+        json!("INPUT-VALIDATION-FAILED"),
+        json!(3),
+    ] {
         let mut m = v.clone();
         m["code"] = bad;
         assert_eq!(
@@ -234,7 +264,10 @@ fn matching_info(bytes: &[u8]) -> ServiceInfo {
     ServiceInfo {
         protocol: 2,
         pack_id: index["packId"].as_str().expect("packId").to_owned(),
-        pack_version: index["packVersion"].as_str().expect("packVersion").to_owned(),
+        pack_version: index["packVersion"]
+            .as_str()
+            .expect("packVersion")
+            .to_owned(),
         artifact_version: index["artifactVersion"].as_str().expect("a").to_owned(),
         index_hash: Some(runstart::index::index_hash(bytes)),
         tools,
@@ -290,7 +323,10 @@ fn service_check_is_clean_on_a_matching_info_and_names_each_mismatch() {
         let mut check = info.clone();
         let missing = check.checks.pop().expect("a check");
         let issues = check_service_info(&check, &d);
-        assert_eq!(codes(&issues), vec![("check-not-served", "error", "/checks")]);
+        assert_eq!(
+            codes(&issues),
+            vec![("check-not-served", "error", "/checks")]
+        );
         assert!(issues[0].message().contains(&missing));
 
         let mut env = info.clone();
@@ -323,7 +359,11 @@ fn service_check_is_clean_on_a_matching_info_and_names_each_mismatch() {
             codes(&check_service_info(&identity, &d)),
             vec![
                 ("artifact-version-mismatch", "error", "/artifactVersion"),
-                ("check-not-indexed", "warning", &*format!("/checks/{n_checks}")),
+                (
+                    "check-not-indexed",
+                    "warning",
+                    &*format!("/checks/{n_checks}")
+                ),
                 ("pack-id-mismatch", "error", "/packId"),
                 ("pack-version-mismatch", "error", "/packVersion"),
                 ("protocol-version-mismatch", "error", "/protocol"),
@@ -376,8 +416,7 @@ fn call_context_from_a_plan() {
     env.tenant
         .insert("CRM_API_URL".into(), "https://tenant.example".into());
     env.org.insert("CRM_API_URL".into(), String::new());
-    env.project
-        .insert("UNDECLARED".into(), "never sent".into());
+    env.project.insert("UNDECLARED".into(), "never sent".into());
     let files = ToolFiles {
         url: "https://files.example/c1".into(),
         token: "secret".into(),
@@ -396,7 +435,12 @@ fn call_context_from_a_plan() {
         .with_wait_token(&token)
         .with_tool_files(&files);
     let invoke = d
-        .invoke(&plan, "support.customers.lookup", json!({"email": "a@b.example"}), &site)
+        .invoke(
+            &plan,
+            "support.customers.lookup",
+            json!({"email": "a@b.example"}),
+            &site,
+        )
         .expect("a call context");
     let wire = serde_json::to_value(Request::from(invoke)).expect("json");
     let key = runstart::protocol::idempotency_key(
@@ -428,11 +472,16 @@ fn call_context_from_a_plan() {
     let mut env = env.clone();
     env.project
         .insert("CRM_API_URL".into(), "https://project.example".into());
-    let site = CallSite::new("acme", "run-7").with_step_scope("s").with_env(&env);
+    let site = CallSite::new("acme", "run-7")
+        .with_step_scope("s")
+        .with_env(&env);
     let (_, ctx) = d
         .call_context(&plan, "support.customers.lookup", &site)
         .expect("ctx");
-    assert_eq!(ctx.env.expect("env")["CRM_API_URL"], "https://project.example");
+    assert_eq!(
+        ctx.env.expect("env")["CRM_API_URL"],
+        "https://project.example"
+    );
     let (tool, ctx) = d
         .call_context(&plan, "support.kb.search", &site)
         .expect("ctx");
@@ -440,7 +489,9 @@ fn call_context_from_a_plan() {
     assert_eq!(ctx.env, None);
     // No step scope: no idempotency key.
     let bare = CallSite::new("acme", "run-7").with_env(&env);
-    let (_, ctx) = d.call_context(&plan, "support.kb.search", &bare).expect("ctx");
+    let (_, ctx) = d
+        .call_context(&plan, "support.kb.search", &bare)
+        .expect("ctx");
     assert_eq!(ctx.idempotency_key, None);
 }
 
@@ -457,7 +508,10 @@ fn call_context_problems_are_issues() {
     let e = d
         .call_context(&plan, "support.customers.lookup", &site)
         .expect_err("no env value");
-    assert_eq!(codes(&e), vec![("env-value-missing", "error", "/ctx/env/CRM_API_URL")]);
+    assert_eq!(
+        codes(&e),
+        vec![("env-value-missing", "error", "/ctx/env/CRM_API_URL")]
+    );
     let e = d
         .call_context(&plan, "support.sla.check", &site)
         .expect_err("not the agent's tool");
@@ -494,14 +548,23 @@ fn env_defaults_and_schemas() {
         json!({"customerName": "Ana", "ticketId": "T-9"}),
     );
     let mut env = EnvScopes::new();
-    env.tenant.insert("CRM_API_URL".into(), "http://plain".into());
+    env.tenant
+        .insert("CRM_API_URL".into(), "http://plain".into());
     let site = CallSite::new("acme", "r").with_env(&env);
     let e = d
         .call_context(&plan, "support.customers.lookup", &site)
         .expect_err("not https");
-    assert_eq!(codes(&e), vec![("env-value-invalid", "error", "/ctx/env/CRM_API_URL")]);
-    assert!(e[0].message().contains("must match pattern"), "{}", e[0].message());
-    env.tenant.insert("CRM_API_URL".into(), "https://crm".into());
+    assert_eq!(
+        codes(&e),
+        vec![("env-value-invalid", "error", "/ctx/env/CRM_API_URL")]
+    );
+    assert!(
+        e[0].message().contains("must match pattern"),
+        "{}",
+        e[0].message()
+    );
+    env.tenant
+        .insert("CRM_API_URL".into(), "https://crm".into());
     let site = CallSite::new("acme", "r").with_env(&env);
     let (_, ctx) = d
         .call_context(&plan, "support.customers.lookup", &site)
@@ -564,40 +627,59 @@ fn wait_tokens_go_only_to_tools_that_pause_and_files_only_to_tools_with_files() 
         .with_step_scope("s")
         .with_wait_token(&token)
         .with_tool_files(&files);
-    let (_, ctx) = d.call_context(&plan, "shop.notify.staff", &full).expect("ctx");
+    let (_, ctx) = d
+        .call_context(&plan, "shop.notify.staff", &full)
+        .expect("ctx");
     assert_eq!(ctx.wait_token.as_ref(), Some(&token));
     assert_eq!(ctx.tool_files, None);
     assert_eq!(
         ctx.settings.expect("settings")["shop.review-settings"]["storeName"],
         "Acme Outdoor"
     );
-    let (_, ctx) = d.call_context(&plan, "shop.address.verify", &full).expect("ctx");
+    let (_, ctx) = d
+        .call_context(&plan, "shop.address.verify", &full)
+        .expect("ctx");
     assert_eq!(ctx.wait_token, None);
     assert_eq!(ctx.tool_files, None);
     let (_, ctx) = d
         .call_context(&plan, "shop.inventory.check", &full)
         .expect("ctx");
     assert_eq!(ctx.tool_files.as_ref(), Some(&files));
-    let (_, ctx) = d.call_context(&plan, "shop.orders.get", &full).expect("ctx");
+    let (_, ctx) = d
+        .call_context(&plan, "shop.orders.get", &full)
+        .expect("ctx");
     assert_eq!(ctx.tool_files.as_ref(), Some(&files), "stores, with a key");
     let no_key = CallSite::new("acme", "r").with_tool_files(&files);
-    let (_, ctx) = d.call_context(&plan, "shop.orders.get", &no_key).expect("ctx");
+    let (_, ctx) = d
+        .call_context(&plan, "shop.orders.get", &no_key)
+        .expect("ctx");
     assert_eq!(ctx.tool_files, None, "only stores, and no idempotency key");
     let e = d
         .call_context(&plan, "shop.notify.staff", &no_key)
         .expect_err("pauses without a token");
-    assert_eq!(codes(&e), vec![("wait-token-missing", "error", "/ctx/waitToken")]);
+    assert_eq!(
+        codes(&e),
+        vec![("wait-token-missing", "error", "/ctx/waitToken")]
+    );
 }
 
 #[test]
 fn tool_input_and_output_validation_answer_the_protocols_errors() {
     let d = Deployment::new(&fixture("support-desk")).expect("usable");
     assert!(
-        d.validate_tool_input("support.kb.search", Some("0.9.3"), &json!({"query": "refunds"}))
-            .is_ok()
+        d.validate_tool_input(
+            "support.kb.search",
+            Some("0.9.3"),
+            &json!({"query": "refunds"})
+        )
+        .is_ok()
     );
     let e = d
-        .validate_tool_input("support.kb.search", Some("0.9.3"), &json!({"query": "ab", "top": 0}))
+        .validate_tool_input(
+            "support.kb.search",
+            Some("0.9.3"),
+            &json!({"query": "ab", "top": 0}),
+        )
         .expect_err("invalid");
     assert_eq!(e.code, ErrorCode::InputValidationFailed);
     assert_eq!(e.tool_id.as_deref(), Some("support.kb.search"));

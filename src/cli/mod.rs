@@ -2,6 +2,7 @@
 //! its own file and calls the library.
 
 mod plan;
+mod protocol;
 mod resolve;
 mod route;
 mod template;
@@ -42,6 +43,8 @@ enum Command {
     Resolve(resolve::Args),
     /// Parse a Liquid template: print the variables it reads and the problems found.
     Template(template::Args),
+    /// Pack protocol v2: check a service's /v1/info against an index, validate a message.
+    Protocol(protocol::Args),
 }
 
 /// Output format shared by the subcommands.
@@ -76,6 +79,7 @@ pub fn main() -> ExitCode {
         Command::Resolve(args) => resolve::run(args, &mut out),
         Command::Plan(args) => plan::run(args, &mut out),
         Command::Template(args) => template::run(args, &mut out),
+        Command::Protocol(args) => protocol::run(args, &mut out),
     };
     let code = match result {
         Ok(code) => code,

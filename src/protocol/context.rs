@@ -212,7 +212,12 @@ impl Deployment {
         let key = site
             .step_scope
             .map(|step| idempotency_key(site.run_id, step, tool_id, site.call_id).to_string());
-        let env = self.env_for(tool, site.env.unwrap_or_else(|| NO_ENV.get_or_init(EnvScopes::new)), &mut issues);
+        let env = self.env_for(
+            tool,
+            site.env
+                .unwrap_or_else(|| NO_ENV.get_or_init(EnvScopes::new)),
+            &mut issues,
+        );
         let settings = self.settings_for(plan, &mut issues);
         let wait_token = if tool.pauses {
             if site.wait_token.is_none() {

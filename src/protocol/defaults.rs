@@ -126,7 +126,8 @@ impl<'a> Builder<'a> {
         if let Some(r) = obj.get("$ref").and_then(Value::as_str)
             && let Some(target) = self.resolve(r)
         {
-            plan.all_of.push(self.plan(target, at, composite, depth + 1));
+            plan.all_of
+                .push(self.plan(target, at, composite, depth + 1));
         }
         if let Some(props) = obj.get("properties").and_then(Value::as_object) {
             for (name, sub) in props {
@@ -246,10 +247,8 @@ mod tests {
             DefaultPlan::build(&json!({"default": {}})).expect_err("root default"),
             "strict mode: default is ignored in the schema root"
         );
-        let e = DefaultPlan::build(
-            &json!({"anyOf": [{"properties": {"my-x": {"default": 1}}}]}),
-        )
-        .expect_err("composite default");
+        let e = DefaultPlan::build(&json!({"anyOf": [{"properties": {"my-x": {"default": 1}}}]}))
+            .expect_err("composite default");
         assert_eq!(e, "strict mode: default is ignored for: data[\"my-x\"]");
         assert!(
             DefaultPlan::build(&json!({"properties": {"a": {"type": "string"}}}))

@@ -139,7 +139,10 @@ impl Deployment {
             .iter()
             .partition(|g| g.entry.check_built_in == Some(true));
         let check_id = |g: &&index::Indexed<crate::index::wire::Guardrail>| {
-            g.entry.check_id.clone().unwrap_or_else(|| g.entry.id.clone())
+            g.entry
+                .check_id
+                .clone()
+                .unwrap_or_else(|| g.entry.id.clone())
         };
         let checks = shipped.iter().map(check_id).collect();
         let built_in_checks = built_in.iter().map(check_id).collect();
@@ -209,16 +212,20 @@ impl Deployment {
     pub(crate) fn tool(&self, id: &str, version: Option<&str>) -> Result<&ToolContract, PackError> {
         let mut versions = self.tools.iter().filter(|t| t.id == id).peekable();
         if versions.peek().is_none() {
-            return Err(
-                PackError::new(ErrorCode::ToolNotInPack, format!("This pack has no tool \"{id}\""))
-                    .with_tool_id(id),
-            );
+            return Err(PackError::new(
+                ErrorCode::ToolNotInPack,
+                format!("This pack has no tool \"{id}\""),
+            )
+            .with_tool_id(id));
         }
         let all: Vec<&ToolContract> = versions.collect();
         let found = match version {
             None if all.len() == 1 => all.first().copied(),
             None => None,
-            Some(v) => all.iter().copied().find(|t| t.version.as_deref() == Some(v)),
+            Some(v) => all
+                .iter()
+                .copied()
+                .find(|t| t.version.as_deref() == Some(v)),
         };
         found.ok_or_else(|| {
             let have = all

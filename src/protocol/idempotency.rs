@@ -139,7 +139,10 @@ mod tests {
 
     #[test]
     fn namespace_bytes_match_the_text() {
-        let hex: String = IDEMPOTENCY_NAMESPACE.chars().filter(|c| *c != '-').collect();
+        let hex: String = IDEMPOTENCY_NAMESPACE
+            .chars()
+            .filter(|c| *c != '-')
+            .collect();
         let text: String = NAMESPACE_BYTES.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(hex, text);
     }

@@ -147,7 +147,10 @@ mod tests {
         assert_eq!(q("\u{8}\t\n\u{b}\u{c}\r"), "\"\\b\\t\\n\\u000b\\f\\r\"");
         assert_eq!(q("\u{0}\u{1f}"), "\"\\u0000\\u001f\"");
         assert_eq!(q("\"\\/"), "\"\\\"\\\\/\"");
-        assert_eq!(q("\u{7f}\u{2028}\u{2029}\u{feff}"), "\"\u{7f}\u{2028}\u{2029}\u{feff}\"");
+        assert_eq!(
+            q("\u{7f}\u{2028}\u{2029}\u{feff}"),
+            "\"\u{7f}\u{2028}\u{2029}\u{feff}\""
+        );
         assert_eq!(q("é😀"), "\"é😀\"");
     }
 

@@ -130,7 +130,10 @@ fn as_message_object(value: &Value) -> Result<&Object, PackError> {
 fn version_error(got: Option<&Value>) -> PackError {
     PackError::new(
         ErrorCode::UnknownProtocolVersion,
-        format!("Expected protocol v{PROTOCOL_VERSION}, got {}", js_stringify(got)),
+        format!(
+            "Expected protocol v{PROTOCOL_VERSION}, got {}",
+            js_stringify(got)
+        ),
     )
 }
 
@@ -173,8 +176,11 @@ fn response_from(m: &Object) -> Result<Response, PackError> {
 fn typed<T: DeserializeOwned>(m: &Object, kind: &str) -> Result<T, PackError> {
     let mut body = m.clone();
     body.remove("kind");
-    serde_json::from_value(Value::Object(body))
-        .map_err(|e| malformed(format!("`{kind}` message does not have the protocol's shape: {e}")))
+    serde_json::from_value(Value::Object(body)).map_err(|e| {
+        malformed(format!(
+            "`{kind}` message does not have the protocol's shape: {e}"
+        ))
+    })
 }
 
 fn is_non_empty_str(v: Option<&Value>) -> bool {
@@ -252,7 +258,10 @@ fn context_from(raw: Option<&Value>) -> Result<CallContext, PackError> {
     {
         return Err(malformed(format!("`ctx.settings.{id}` must be an object")));
     }
-    for (field, parts) in [("waitToken", ["id", "url"]), ("toolFiles", ["url", "token"])] {
+    for (field, parts) in [
+        ("waitToken", ["id", "url"]),
+        ("toolFiles", ["url", "token"]),
+    ] {
         if let Some(obj) = ctx.get(field).and_then(Value::as_object) {
             for part in parts {
                 if !obj.get(part).is_some_and(Value::is_string) {
@@ -468,7 +477,9 @@ mod tests {
             "Unknown request kind \"result\""
         );
         assert_eq!(
-            parse_response(&json!({"v": 2})).expect_err("no kind").message,
+            parse_response(&json!({"v": 2}))
+                .expect_err("no kind")
+                .message,
             "Unknown response kind undefined"
         );
     }

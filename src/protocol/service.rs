@@ -174,7 +174,12 @@ fn quoted(s: &str) -> String {
 
 fn check_tools(info: &ServiceInfo, deployment: &Deployment, report: &mut Report) {
     for tool in &deployment.tools {
-        let same_id = || info.tools.iter().enumerate().filter(|(_, s)| s.id == tool.id);
+        let same_id = || {
+            info.tools
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.id == tool.id)
+        };
         let served = match &tool.version {
             None => same_id().next().is_some(),
             Some(v) => same_id().any(|(_, s)| s.version.as_ref() == Some(v)),

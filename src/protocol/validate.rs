@@ -116,7 +116,9 @@ mod tests {
         let input = SideSchema::compile(&schema, Side::Input);
         assert!(input.check("t", &json!({})).is_ok());
         let output = SideSchema::compile(&schema, Side::Output);
-        let e = output.check("t", &json!({})).expect_err("no defaults on output");
+        let e = output
+            .check("t", &json!({}))
+            .expect_err("no defaults on output");
         assert_eq!(e.code, ErrorCode::OutputValidationFailed);
         assert_eq!(
             e.message,
@@ -125,8 +127,12 @@ mod tests {
         let issues = e.issues.expect("issues");
         assert_eq!(issues[0].message, "must have required property 'top'");
         assert_eq!(issues[0].schema_path.as_deref(), Some("#/required"));
-        assert_eq!(issues[0].params.as_ref().expect("params")["missingProperty"], "top");
-        let bad_default = json!({"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}});
+        assert_eq!(
+            issues[0].params.as_ref().expect("params")["missingProperty"],
+            "top"
+        );
+        let bad_default =
+            json!({"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}});
         let e = SideSchema::compile(&bad_default, Side::Input)
             .check("t", &json!({}))
             .expect_err("the default is checked");
@@ -139,8 +145,9 @@ mod tests {
         let e = s.check("t", &json!({})).expect_err("does not compile");
         assert_eq!(e.code, ErrorCode::InputValidationFailed);
         assert!(
-            e.message
-                .starts_with("Tool \"t\" input schema failed to compile: strict mode: unknown keyword"),
+            e.message.starts_with(
+                "Tool \"t\" input schema failed to compile: strict mode: unknown keyword"
+            ),
             "{}",
             e.message
         );
