@@ -210,39 +210,40 @@ impl Deployment {
     /// The tool version a call names, resolved as the pack service resolves it: that version
     /// (compared as text), or, when the call names none, the tool's only version.
     pub(crate) fn tool(&self, id: &str, version: Option<&str>) -> Result<&ToolContract, PackError> {
-        let mut versions = self.tools.iter().filter(|t| t.id == id).peekable();
-        if versions.peek().is_none() {
-            return Err(PackError::new(
+        let mut versions = self.tools.iter().filter(|t| t.id == id);
+        let found = match version {
+            // The call names none: the tool's only version, if it has one only.
+            None => versions
+                .next()
+                .filter(|_| self.tools.iter().filter(|t| t.id == id).nth(1).is_none()),
+            Some(v) => versions.find(|t| t.version.as_deref() == Some(v)),
+        };
+        found.ok_or_else(|| self.tool_refusal(id, version))
+    }
+
+    /// The error a pack service answers for a call naming a tool version it does not hold.
+    fn tool_refusal(&self, id: &str, version: Option<&str>) -> PackError {
+        let have: Vec<&str> = self
+            .tools
+            .iter()
+            .filter(|t| t.id == id)
+            .map(|t| t.version.as_deref().unwrap_or("unversioned"))
+            .collect();
+        if have.is_empty() {
+            return PackError::new(
                 ErrorCode::ToolNotInPack,
                 format!("This pack has no tool \"{id}\""),
             )
-            .with_tool_id(id));
+            .with_tool_id(id);
         }
-        let all: Vec<&ToolContract> = versions.collect();
-        let found = match version {
-            None if all.len() == 1 => all.first().copied(),
-            None => None,
-            Some(v) => all
-                .iter()
-                .copied()
-                .find(|t| t.version.as_deref() == Some(v)),
+        let have = have.join(", ");
+        let message = match version {
+            None => format!(
+                "Tool \"{id}\" has several versions in this pack ({have}); the caller named none"
+            ),
+            Some(v) => format!("Tool \"{id}\" is {have} in this pack; the caller asked for {v}"),
         };
-        found.ok_or_else(|| {
-            let have = all
-                .iter()
-                .map(|t| t.version.as_deref().unwrap_or("unversioned"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let message = match version {
-                None => format!(
-                    "Tool \"{id}\" has several versions in this pack ({have}); the caller named none"
-                ),
-                Some(v) => {
-                    format!("Tool \"{id}\" is {have} in this pack; the caller asked for {v}")
-                }
-            };
-            PackError::new(ErrorCode::ToolVersionMismatch, message).with_tool_id(id)
-        })
+        PackError::new(ErrorCode::ToolVersionMismatch, message).with_tool_id(id)
     }
 
     /// Checks a tool call's input as the pack service will, before it is sent: the tool is
