@@ -284,8 +284,9 @@ impl Deployment {
     ///     run_start.register_provider("acme", p).unwrap();
     /// }
     /// let request: RunRequest = serde_json::from_value(json!({
-    ///     "tenantId": "acme", "agent": {"id": "support.triage"},
-    ///     "parameters": {"ticketId": "T-17"}, "now": "2026-11-30T09:00:00.000Z"
+    ///     "tenantId": "acme", "agent": {"id": "support.reply-drafter"},
+    ///     "parameters": {"customerName": "Ana", "ticketId": "T-17"},
+    ///     "now": "2026-11-30T09:00:00.000Z"
     /// }))?;
     /// let plan = run_start.prepare(&request).unwrap();
     /// let mut env = EnvScopes::new();
