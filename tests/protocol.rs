@@ -35,7 +35,7 @@ fn remove(value: &mut Value, path: &str) {
         .expect("the field is there");
 }
 
-fn parse_any(name: &str, v: &Value) -> Result<(), protocol::PackError> {
+fn parse_any(name: &str, v: &Value) -> Result<(), Box<protocol::PackError>> {
     if name == "info" {
         parse_info(v).map(|_| ())
     } else {
@@ -723,7 +723,7 @@ fn tool_input_and_output_validation_answer_the_protocols_errors() {
     // The error is a protocol message the parser accepts.
     let wire = serde_json::to_value(&e).expect("json");
     assert_eq!(wire["kind"], Value::Null, "a bare PackError has no kind");
-    let message = serde_json::to_value(Response::Error(e)).expect("json");
+    let message = serde_json::to_value(Response::Error(*e)).expect("json");
     assert_eq!(message["kind"], "error");
     assert!(parse_message_value(&message).is_ok());
 }

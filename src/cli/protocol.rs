@@ -85,10 +85,10 @@ fn check_info(args: CheckInfoArgs, out: &mut dyn Write) -> Result<u8, CliError> 
     // error: it is reported as an issue with the protocol's code.
     let issues = match serde_json::from_slice(&info_bytes)
         .map_err(|e| {
-            runstart::protocol::PackError::new(
+            Box::new(runstart::protocol::PackError::new(
                 runstart::protocol::ErrorCode::MalformedMessage,
                 format!("Message is not valid JSON ({e})"),
-            )
+            ))
         })
         .and_then(|v| parse_info(&v))
     {
@@ -148,7 +148,7 @@ fn message(args: MessageArgs, out: &mut dyn Write) -> Result<u8, CliError> {
                 Format::Human => {
                     writeln!(out, "error[{}]: {}", e.code, render::sanitize(&e.message))?
                 }
-                Format::Json => write_json(out, &Response::Error(e))?,
+                Format::Json => write_json(out, &Response::Error(*e))?,
             }
             Ok(EXIT_PROBLEMS)
         }

@@ -209,7 +209,7 @@ impl Deployment {
 
     /// The tool version a call names, resolved as the pack service resolves it: that version
     /// (compared as text), or, when the call names none, the tool's only version.
-    pub(crate) fn tool(&self, id: &str, version: Option<&str>) -> Result<&ToolContract, PackError> {
+    pub(crate) fn tool(&self, id: &str, version: Option<&str>) -> Result<&ToolContract, Box<PackError>> {
         let mut versions = self.tools.iter().filter(|t| t.id == id);
         let found = match version {
             // The call names none: the tool's only version, if it has one only.
@@ -218,7 +218,7 @@ impl Deployment {
                 .filter(|_| self.tools.iter().filter(|t| t.id == id).nth(1).is_none()),
             Some(v) => versions.find(|t| t.version.as_deref() == Some(v)),
         };
-        found.ok_or_else(|| self.tool_refusal(id, version))
+        found.ok_or_else(|| Box::new(self.tool_refusal(id, version)))
     }
 
     /// The error a pack service answers for a call naming a tool version it does not hold.
@@ -275,7 +275,7 @@ impl Deployment {
         tool_id: &str,
         version: Option<&str>,
         input: &Value,
-    ) -> Result<(), PackError> {
+    ) -> Result<(), Box<PackError>> {
         self.tool(tool_id, version)?.input.check(tool_id, input)
     }
 
@@ -291,7 +291,7 @@ impl Deployment {
         tool_id: &str,
         version: Option<&str>,
         output: &Value,
-    ) -> Result<(), PackError> {
+    ) -> Result<(), Box<PackError>> {
         self.tool(tool_id, version)?.output.check(tool_id, output)
     }
 }

@@ -503,6 +503,9 @@ pub struct ServiceInfo {
 }
 
 /// A request: what a runtime sends to `POST /v1/invoke`.
+// An invoke is larger than a check-invoke (its context's fields); a message is built once per
+// call and moved a few times, so boxing it would cost more than it saves.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum Request {
@@ -569,6 +572,7 @@ impl From<PackError> for Response {
 }
 
 /// Any v2 message: a request, a response, or an info answer.
+#[allow(clippy::large_enum_variant)] // as for `Request`
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Message {

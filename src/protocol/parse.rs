@@ -18,8 +18,8 @@ use serde_json::{Map, Value};
 
 type Object = Map<String, Value>;
 
-fn malformed(message: impl Into<String>) -> PackError {
-    PackError::new(ErrorCode::MalformedMessage, message)
+fn malformed(message: impl Into<String>) -> Box<PackError> {
+    Box::new(PackError::new(ErrorCode::MalformedMessage, message))
 }
 
 /// `JSON.stringify(value)` for the few values a message's `v` or `kind` can be, `undefined`
@@ -62,7 +62,7 @@ fn js_stringify(value: Option<&Value>) -> String {
 /// let ok = parse_message(br#"{"v": 2, "kind": "result", "output": {"ok": true}}"#).unwrap();
 /// assert_eq!(ok.kind(), "result");
 /// ```
-pub fn parse_message(bytes: &[u8]) -> Result<Message, PackError> {
+pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<PackError>> {
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|e| malformed(format!("Message is not valid JSON ({e})")))?;
     parse_message_value(&value)
@@ -73,7 +73,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, PackError> {
 /// # Errors
 ///
 /// As [`parse_message`].
-pub fn parse_message_value(value: &Value) -> Result<Message, PackError> {
+pub fn parse_message_value(value: &Value) -> Result<Message, Box<PackError>> {
     let m = as_message_object(value)?;
     if !m.contains_key("kind") && !m.contains_key("v") && m.contains_key("protocol") {
         return info_from(m).map(Message::Info);
@@ -94,7 +94,7 @@ pub fn parse_message_value(value: &Value) -> Result<Message, PackError> {
 ///
 /// As [`parse_message`]; a response kind is `unexpected-message-kind` here
 /// (`Unknown request kind "result"`).
-pub fn parse_request(value: &Value) -> Result<Request, PackError> {
+pub fn parse_request(value: &Value) -> Result<Request, Box<PackError>> {
     let m = as_message_object(value)?;
     check_version(m)?;
     request_from(m)
@@ -105,7 +105,7 @@ pub fn parse_request(value: &Value) -> Result<Request, PackError> {
 /// # Errors
 ///
 /// As [`parse_message`]; a request kind is `unexpected-message-kind` here.
-pub fn parse_response(value: &Value) -> Result<Response, PackError> {
+pub fn parse_response(value: &Value) -> Result<Response, Box<PackError>> {
     let m = as_message_object(value)?;
     check_version(m)?;
     response_from(m)
@@ -117,27 +117,27 @@ pub fn parse_response(value: &Value) -> Result<Response, PackError> {
 ///
 /// `malformed-message` for a missing or mistyped field, `unknown-protocol-version` when
 /// `protocol` is not 2.
-pub fn parse_info(value: &Value) -> Result<ServiceInfo, PackError> {
+pub fn parse_info(value: &Value) -> Result<ServiceInfo, Box<PackError>> {
     info_from(as_message_object(value)?)
 }
 
-fn as_message_object(value: &Value) -> Result<&Object, PackError> {
+fn as_message_object(value: &Value) -> Result<&Object, Box<PackError>> {
     value
         .as_object()
         .ok_or_else(|| malformed("Message must be a JSON object"))
 }
 
-fn version_error(got: Option<&Value>) -> PackError {
-    PackError::new(
+fn version_error(got: Option<&Value>) -> Box<PackError> {
+    Box::new(PackError::new(
         ErrorCode::UnknownProtocolVersion,
         format!(
             "Expected protocol v{PROTOCOL_VERSION}, got {}",
             js_stringify(got)
         ),
-    )
+    ))
 }
 
-fn check_version(m: &Object) -> Result<(), PackError> {
+fn check_version(m: &Object) -> Result<(), Box<PackError>> {
     match m.get("v") {
         Some(v) if v.as_u64() == Some(PROTOCOL_VERSION) => Ok(()),
         // `2.0` is the number 2 to JavaScript's `===`.
@@ -146,14 +146,14 @@ fn check_version(m: &Object) -> Result<(), PackError> {
     }
 }
 
-fn unknown_kind(what: &str, m: &Object) -> PackError {
-    PackError::new(
+fn unknown_kind(what: &str, m: &Object) -> Box<PackError> {
+    Box::new(PackError::new(
         ErrorCode::UnexpectedMessageKind,
         format!("Unknown {what} kind {}", js_stringify(m.get("kind"))),
-    )
+    ))
 }
 
-fn request_from(m: &Object) -> Result<Request, PackError> {
+fn request_from(m: &Object) -> Result<Request, Box<PackError>> {
     match m.get("kind").and_then(Value::as_str) {
         Some("invoke") => invoke_from(m).map(Request::Invoke),
         Some("check-invoke") => check_invoke_from(m).map(Request::CheckInvoke),
@@ -161,7 +161,7 @@ fn request_from(m: &Object) -> Result<Request, PackError> {
     }
 }
 
-fn response_from(m: &Object) -> Result<Response, PackError> {
+fn response_from(m: &Object) -> Result<Response, Box<PackError>> {
     match m.get("kind").and_then(Value::as_str) {
         Some("result") => result_from(m).map(Response::Result),
         Some("pause") => pause_from(m).map(Response::Pause),
@@ -173,7 +173,7 @@ fn response_from(m: &Object) -> Result<Response, PackError> {
 
 /// Deserializes the already-checked message into its type; a failure here is a nested field
 /// of the wrong shape, reported with serde's description.
-fn typed<T: DeserializeOwned>(m: &Object, kind: &str) -> Result<T, PackError> {
+fn typed<T: DeserializeOwned>(m: &Object, kind: &str) -> Result<T, Box<PackError>> {
     let mut body = m.clone();
     body.remove("kind");
     serde_json::from_value(Value::Object(body)).map_err(|e| {
@@ -187,21 +187,21 @@ fn is_non_empty_str(v: Option<&Value>) -> bool {
     v.and_then(Value::as_str).is_some_and(|s| !s.is_empty())
 }
 
-fn optional_str(m: &Object, field: &str, path: &str) -> Result<(), PackError> {
+fn optional_str(m: &Object, field: &str, path: &str) -> Result<(), Box<PackError>> {
     match m.get(field) {
         None | Some(Value::String(_)) => Ok(()),
         Some(_) => Err(malformed(format!("`{path}` must be a string"))),
     }
 }
 
-fn optional_object(m: &Object, field: &str, path: &str) -> Result<(), PackError> {
+fn optional_object(m: &Object, field: &str, path: &str) -> Result<(), Box<PackError>> {
     match m.get(field) {
         None | Some(Value::Object(_)) => Ok(()),
         Some(_) => Err(malformed(format!("`{path}` must be an object"))),
     }
 }
 
-fn require(m: &Object, field: &str) -> Result<(), PackError> {
+fn require(m: &Object, field: &str) -> Result<(), Box<PackError>> {
     if m.contains_key(field) {
         Ok(())
     } else {
@@ -218,7 +218,7 @@ fn is_uuid(s: &str) -> bool {
         })
 }
 
-fn context_from(raw: Option<&Value>) -> Result<CallContext, PackError> {
+fn context_from(raw: Option<&Value>) -> Result<CallContext, Box<PackError>> {
     let ctx = raw
         .and_then(Value::as_object)
         .filter(|c| {
@@ -277,7 +277,7 @@ fn context_from(raw: Option<&Value>) -> Result<CallContext, PackError> {
         .map_err(|e| malformed(format!("`ctx` is not a call context: {e}")))
 }
 
-fn invoke_from(m: &Object) -> Result<ToolInvoke, PackError> {
+fn invoke_from(m: &Object) -> Result<ToolInvoke, Box<PackError>> {
     let tool = m.get("tool").and_then(Value::as_object);
     if !tool.is_some_and(|t| is_non_empty_str(t.get("id"))) {
         return Err(malformed("`tool.id` is required"));
@@ -298,7 +298,7 @@ fn invoke_from(m: &Object) -> Result<ToolInvoke, PackError> {
     })
 }
 
-fn check_invoke_from(m: &Object) -> Result<CheckInvoke, PackError> {
+fn check_invoke_from(m: &Object) -> Result<CheckInvoke, Box<PackError>> {
     let check = m.get("check").and_then(Value::as_object);
     if !check.is_some_and(|c| is_non_empty_str(c.get("id"))) {
         return Err(malformed("`check.id` is required"));
@@ -312,12 +312,12 @@ fn check_invoke_from(m: &Object) -> Result<CheckInvoke, PackError> {
     typed(m, "check-invoke")
 }
 
-fn result_from(m: &Object) -> Result<ToolResult, PackError> {
+fn result_from(m: &Object) -> Result<ToolResult, Box<PackError>> {
     require(m, "output")?;
     typed(m, "result")
 }
 
-fn pause_from(m: &Object) -> Result<ToolPause, PackError> {
+fn pause_from(m: &Object) -> Result<ToolPause, Box<PackError>> {
     if let Some(t) = m.get("timeoutMs") {
         let ok = t.as_u64().is_some_and(|ms| ms <= MAX_PAUSE_MS)
             || t.as_f64()
@@ -338,7 +338,7 @@ fn pause_from(m: &Object) -> Result<ToolPause, PackError> {
     typed(&body, "pause")
 }
 
-fn check_result_from(m: &Object) -> Result<CheckResult, PackError> {
+fn check_result_from(m: &Object) -> Result<CheckResult, Box<PackError>> {
     let result = m
         .get("result")
         .and_then(Value::as_object)
@@ -352,7 +352,7 @@ fn check_result_from(m: &Object) -> Result<CheckResult, PackError> {
     typed(m, "check-result")
 }
 
-fn error_from(m: &Object) -> Result<PackError, PackError> {
+fn error_from(m: &Object) -> Result<PackError, Box<PackError>> {
     let code = m.get("code").and_then(Value::as_str);
     let Some(code) = code else {
         return Err(malformed("`code` must be a string"));
@@ -396,7 +396,7 @@ fn error_from(m: &Object) -> Result<PackError, PackError> {
     typed(m, "error")
 }
 
-fn info_from(m: &Object) -> Result<ServiceInfo, PackError> {
+fn info_from(m: &Object) -> Result<ServiceInfo, Box<PackError>> {
     match m.get("protocol") {
         Some(p) if p.as_u64() == Some(PROTOCOL_VERSION) || p.as_f64() == Some(2.0) => {}
         other => return Err(version_error(other)),

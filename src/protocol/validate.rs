@@ -41,7 +41,7 @@ impl SideSchema {
 
     /// Checks `value`; the error is the protocol's `input-validation-failed` /
     /// `output-validation-failed` answer for tool `tool_id`.
-    pub fn check(&self, tool_id: &str, value: &Value) -> Result<(), PackError> {
+    pub fn check(&self, tool_id: &str, value: &Value) -> Result<(), Box<PackError>> {
         let (code, what) = match self.side {
             Side::Input => (ErrorCode::InputValidationFailed, "input"),
             Side::Output => (ErrorCode::OutputValidationFailed, "output"),
@@ -58,7 +58,7 @@ impl SideSchema {
                 )
                 .with_tool_id(tool_id);
                 e.cause = Some(cause);
-                return Err(e);
+                return Err(Box::new(e));
             }
         };
         let issues = if defaults.is_empty() {
@@ -80,9 +80,11 @@ impl SideSchema {
                 format!("Tool \"{tool_id}\" handler produced output that failed validation")
             }
         };
-        Err(PackError::new(code, message)
-            .with_tool_id(tool_id)
-            .with_issues(issues))
+        Err(Box::new(
+            PackError::new(code, message)
+                .with_tool_id(tool_id)
+                .with_issues(issues),
+        ))
     }
 }
 
