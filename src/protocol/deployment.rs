@@ -209,7 +209,11 @@ impl Deployment {
 
     /// The tool version a call names, resolved as the pack service resolves it: that version
     /// (compared as text), or, when the call names none, the tool's only version.
-    pub(crate) fn tool(&self, id: &str, version: Option<&str>) -> Result<&ToolContract, Box<PackError>> {
+    pub(crate) fn tool(
+        &self,
+        id: &str,
+        version: Option<&str>,
+    ) -> Result<&ToolContract, Box<PackError>> {
         let mut versions = self.tools.iter().filter(|t| t.id == id);
         let found = match version {
             // The call names none: the tool's only version, if it has one only.
