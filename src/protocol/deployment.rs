@@ -346,3 +346,24 @@ fn env_needs(tool: &Tool, index: usize, issues: &mut Vec<Issue>) -> Vec<EnvNeed>
     }
     needs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn compiled_types_are_send_and_sync() {
+        assert_send_sync::<Deployment>();
+        assert_send_sync::<ToolContract>();
+    }
+
+    #[test]
+    fn bytes_that_are_no_index_are_refused_with_the_loads_issues() {
+        let e = Deployment::new(b"{").expect_err("not JSON");
+        assert_eq!(e[0].code(), "json-syntax");
+        let e = Deployment::new(br#"{"v": 2}"#).expect_err("envelope");
+        assert_eq!(e[0].code(), "envelope-version");
+    }
+}

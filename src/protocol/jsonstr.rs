@@ -166,6 +166,19 @@ mod tests {
         assert_eq!(q16(&[0xDFFF]), "\"\\udfff\"");
     }
 
+    proptest::proptest! {
+        /// The fast byte-scanning path agrees with the UTF-16 path, and what it writes is a
+        /// JSON string that reads back as the input.
+        #[test]
+        fn str_and_utf16_paths_agree_and_round_trip(s in "\\PC*|[\\x00-\\x1f\"\\\\\u{2028}\u{7f}é😀]{0,12}") {
+            let units: Vec<u16> = s.encode_utf16().collect();
+            let fast = q(&s);
+            proptest::prop_assert_eq!(&fast, &q16(&units));
+            let back: String = serde_json::from_str(&fast).expect("valid JSON");
+            proptest::prop_assert_eq!(back, s);
+        }
+    }
+
     #[test]
     fn arrays_have_no_whitespace() {
         assert_eq!(stringify_strings(&[]), "[]");

@@ -176,6 +176,8 @@ fn response_from(m: &Object) -> Result<Response, Box<PackError>> {
 fn typed<T: DeserializeOwned>(m: &Object, kind: &str) -> Result<T, Box<PackError>> {
     let mut body = m.clone();
     body.remove("kind");
+    // `v` was checked already; `2.0` is 2 to JavaScript but not to serde's integer.
+    body.insert("v".into(), Value::from(PROTOCOL_VERSION));
     serde_json::from_value(Value::Object(body)).map_err(|e| {
         malformed(format!(
             "`{kind}` message does not have the protocol's shape: {e}"
@@ -482,6 +484,13 @@ mod tests {
                 .message,
             "Unknown response kind undefined"
         );
+    }
+
+    #[test]
+    fn v_two_point_zero_is_two() {
+        let m = parse_message_value(&json!({"v": 2.0, "kind": "result", "output": null}))
+            .expect("2.0 === 2");
+        assert_eq!(m.kind(), "result");
     }
 
     #[test]
