@@ -727,3 +727,29 @@ fn tool_input_and_output_validation_answer_the_protocols_errors() {
     assert_eq!(message["kind"], "error");
     assert!(parse_message_value(&message).is_ok());
 }
+
+#[test]
+fn every_fixture_tool_schema_compiles_as_the_pack_service_compiles_it() {
+    for pack in ["support-desk", "order-review"] {
+        let bytes = fixture(pack);
+        let d = Deployment::new(&bytes).expect("usable");
+        let index: Value = serde_json::from_slice(&bytes).expect("JSON");
+        for t in index["tools"].as_array().expect("tools") {
+            let (id, version) = (t["id"].as_str().expect("id"), t["version"].as_str());
+            for e in [
+                d.validate_tool_input(id, version, &json!(null)).err(),
+                d.validate_tool_output(id, version, &json!(null)).err(),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert!(
+                    !e.message.contains("failed to compile"),
+                    "{id}: {}",
+                    e.message
+                );
+                assert!(!e.issues.expect("issues").is_empty(), "{id}");
+            }
+        }
+    }
+}
