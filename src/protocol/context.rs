@@ -388,8 +388,7 @@ impl Deployment {
         plan: &RunPlan,
         issues: &mut Vec<Issue>,
     ) -> Option<BTreeMap<String, serde_json::Map<String, Value>>> {
-        let agent_key = (plan.agent_id.to_string(), plan.agent_version.to_string());
-        let Some(ids) = self.agent_settings.get(&agent_key) else {
+        let Some(ids) = self.agent_settings(&plan.agent_id, &plan.agent_version) else {
             issues.push(Issue::error(
                 AGENT_NOT_IN_DEPLOYMENT,
                 "/ctx/settings",
@@ -408,10 +407,10 @@ impl Deployment {
         let mut settings = BTreeMap::new();
         for id in ids {
             let version = plan.block_versions.get(id);
-            let values = version.and_then(|v| self.settings_values.get(&(id.clone(), v.clone())));
+            let values = version.and_then(|v| self.settings_values(id, v));
             match values {
                 Some(values) => {
-                    settings.insert(id.clone(), (**values).clone());
+                    settings.insert(id.clone(), values.clone());
                 }
                 None => issues.push(Issue::error(
                     SETTINGS_BLOCK_MISSING,

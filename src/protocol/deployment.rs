@@ -8,7 +8,6 @@ use crate::index::{self, wire::BlockKind, wire::Tool};
 use crate::schema::CompiledSchema;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// How a pack service treats a required pack env name it lacks (upstream's `envCheck`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -69,11 +68,15 @@ pub struct Deployment {
     pub(crate) built_in_checks: Vec<String>,
     pub(crate) required_env: Vec<String>,
     pub(crate) env_check: EnvCheck,
-    /// `(agent id, version)` → the ids of the settings blocks it pins, in its order.
-    pub(crate) agent_settings: HashMap<(String, String), Vec<String>>,
-    /// `(block id, version)` → a settings block's values.
-    pub(crate) settings_values: HashMap<(String, String), Arc<Map<String, Value>>>,
+    /// Agent id → `(version, the ids of the settings blocks it pins, in its order)`; keyed by
+    /// id alone so a call looks it up by `&str` without building a key.
+    pub(crate) agent_settings: HashMap<String, Versions<Vec<String>>>,
+    /// Block id → `(version, a settings block's values)`.
+    pub(crate) settings_values: HashMap<String, Versions<Map<String, Value>>>,
 }
+
+/// Entries of one id by version text, in index order (a handful per id: a scan beats a map).
+pub(crate) type Versions<T> = Vec<(String, T)>;
 
 /// The tool fields of protocol 2.10.0 that pack index 1.7.0 does not define yet: read from the
 /// raw entry, so a newer index's tool keeps them.
@@ -155,7 +158,10 @@ impl Deployment {
                 .flatten()
                 .filter_map(|s| s.get("id").and_then(Value::as_str).map(str::to_owned))
                 .collect();
-            agent_settings.insert((a.entry.id.clone(), a.entry.version.clone()), ids);
+            agent_settings
+                .entry(a.entry.id.clone())
+                .or_insert_with(Vec::new)
+                .push((a.entry.version.clone(), ids));
         }
         let mut settings_values = HashMap::new();
         for b in &pack.blocks {
@@ -163,10 +169,10 @@ impl Deployment {
                 continue;
             }
             if let Some(values) = b.entry.content.get("values").and_then(Value::as_object) {
-                settings_values.insert(
-                    (b.entry.id.clone(), b.entry.version.clone()),
-                    Arc::new(values.clone()),
-                );
+                settings_values
+                    .entry(b.entry.id.clone())
+                    .or_insert_with(Vec::new)
+                    .push((b.entry.version.clone(), values.clone()));
             }
         }
         Ok(Deployment {
@@ -209,6 +215,24 @@ impl Deployment {
 
     /// The tool version a call names, resolved as the pack service resolves it: that version
     /// (compared as text), or, when the call names none, the tool's only version.
+    /// The settings block ids agent `id` version `version` pins, if the agent is here.
+    pub(crate) fn agent_settings(&self, id: &str, version: &str) -> Option<&[String]> {
+        self.agent_settings
+            .get(id)?
+            .iter()
+            .find(|(v, _)| v == version)
+            .map(|(_, ids)| ids.as_slice())
+    }
+
+    /// The values of settings block `id` at `version`, if it is here.
+    pub(crate) fn settings_values(&self, id: &str, version: &str) -> Option<&Map<String, Value>> {
+        self.settings_values
+            .get(id)?
+            .iter()
+            .find(|(v, _)| v == version)
+            .map(|(_, values)| values)
+    }
+
     pub(crate) fn tool(
         &self,
         id: &str,
