@@ -52,10 +52,17 @@ for case in lines(shared / "router" / "cases.jsonl"):
 # Generator-mode seeds for the route target (bytes not starting with `{`).
 for i in range(32):
     put("route", bytes((i * 37 + k * 11) % 256 for k in range(64)).replace(b"{", b"|"))
+# Pack protocol v2 messages: upstream's examples (when ../shared is there), and a few more.
+for ex in sorted((shared.parent / "upstream").glob("pack-protocol.example.*.json")):
+    put("protocol_message", ex.read_bytes())
+for m in ['{"v":2,"kind":"pause","timeoutMs":60000,"name":"pickup"}',
+          '{"v":2,"kind":"check-result","result":{"passed":false,"reason":"r","x":1}}',
+          '{"v":2,"kind":"result","output":[1,"a",null]}', '{"v":3}', '[]']:
+    put("protocol_message", m)
 # A few hand-written ranges.
 for r in ["^1.2.3", "~1.2 || >=3.0.0-rc.1 <4", "1.x", "*", ">=v0.0.0", "1.2.3 - 2.3.4"]:
     put("range", r + "\n1.2.3\n2.0.0\n3.0.0-rc.2\n0.0.0")
 PY
-for t in validate_index range template route run_start; do
+for t in validate_index range template route run_start protocol_message; do
   printf '%s: %s seeds\n' "$t" "$(find "corpus/$t" -type f 2>/dev/null | wc -l)"
 done

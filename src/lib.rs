@@ -14,6 +14,8 @@ pub mod diagnostics;
 pub mod flow;
 pub mod index;
 pub mod input;
+
+pub mod protocol;
 pub mod range;
 pub mod route;
 pub mod run;

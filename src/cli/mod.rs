@@ -4,6 +4,7 @@
 mod fmt;
 mod jsonl;
 mod plan;
+mod protocol;
 mod resolve;
 mod route;
 mod sarif;
@@ -57,6 +58,8 @@ enum Command {
     /// Parse a Liquid template: print the variables it reads and the problems found.
     #[command(after_help = template::HELP)]
     Template(template::Args),
+    /// Pack protocol v2: check a service's /v1/info against an index, validate a message.
+    Protocol(protocol::Args),
 }
 
 /// Output format shared by the subcommands.
@@ -92,6 +95,7 @@ pub fn main() -> ExitCode {
         Command::Resolve(args) => resolve::run(args, &mut out),
         Command::Plan(args) => plan::run(args, &mut out),
         Command::Template(args) => template::run(args, &mut out),
+        Command::Protocol(args) => protocol::run(args, &mut out),
     };
     let code = match result {
         Ok(code) => code,

@@ -1,0 +1,156 @@
+//! `runstart protocol check-info <index.json> <info.json>` and `runstart protocol message`:
+//! the pack protocol v2 service check and message validation.
+
+use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
+use runstart::diagnostics::{Issue, Report, render};
+use runstart::protocol::{Deployment, EnvCheck, Response, check_service_info, parse_info};
+use serde_json::json;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    /// Compare a pack service's `/v1/info` answer with the deployed index.json: protocol
+    /// version, pack identity, indexHash, tools and versions, checks, missingEnv.
+    CheckInfo(CheckInfoArgs),
+    /// Validate one pack protocol v2 message (request, response or info) read from stdin;
+    /// a bad one gets the error a pack service answers.
+    Message(MessageArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckInfoArgs {
+    /// The deployed pack index.
+    #[arg(value_name = "INDEX")]
+    index: PathBuf,
+    /// The service's `/v1/info` answer (JSON).
+    #[arg(value_name = "INFO")]
+    info: PathBuf,
+    /// How the service treats a missing required env name: `strict` (it is not ready: an
+    /// error) or `warn` (it serves: a warning).
+    #[arg(long, value_enum, default_value_t = EnvCheckArg::Strict)]
+    env_check: EnvCheckArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EnvCheckArg {
+    Strict,
+    Warn,
+}
+
+#[derive(Debug, clap::Args)]
+struct MessageArgs {
+    /// Output format: `human` prints `ok: <kind>` or `error[<code>]: <message>`; `json` prints
+    /// `{"valid": true, "kind", "message"}` or the protocol's error message.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
+    match args.command {
+        Sub::CheckInfo(a) => check_info(a, out),
+        Sub::Message(a) => message(a, out),
+    }
+}
+
+fn read(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))
+}
+
+fn check_info(args: CheckInfoArgs, out: &mut dyn Write) -> Result<u8, CliError> {
+    let index_bytes = read(&args.index)?;
+    let deployment = Deployment::new(&index_bytes).map_err(|issues| {
+        let why = issues.first().map(Issue::message).unwrap_or_default();
+        CliError::Usage(format!(
+            "{} is not a usable pack index: {why}",
+            args.index.display()
+        ))
+    })?;
+    let deployment = deployment.with_env_check(match args.env_check {
+        EnvCheckArg::Strict => EnvCheck::Strict,
+        EnvCheckArg::Warn => EnvCheck::Warn,
+    });
+    let info_bytes = read(&args.info)?;
+    let info_name = args.info.display().to_string();
+    // An answer that is not an info message is a problem found with the service, not a usage
+    // error: it is reported as an issue with the protocol's code.
+    let issues = match serde_json::from_slice(&info_bytes)
+        .map_err(|e| {
+            Box::new(runstart::protocol::PackError::new(
+                runstart::protocol::ErrorCode::MalformedMessage,
+                format!("Message is not valid JSON ({e})"),
+            ))
+        })
+        .and_then(|v| parse_info(&v))
+    {
+        Ok(info) => check_service_info(&info, &deployment),
+        Err(e) => vec![Issue::error(e.code.as_str(), "", e.message)],
+    };
+    let report: Report = issues.into_iter().collect();
+    let (errors, warnings) = (report.error_count(), report.warning_count());
+    match args.format {
+        Format::Human => {
+            let text = std::str::from_utf8(&info_bytes).ok();
+            out.write_all(render::human(&info_name, text, &report).as_bytes())?;
+            let _ = writeln!(
+                std::io::stderr(),
+                "{info_name}: {errors} error(s), {warnings} warning(s) against {} ({})",
+                args.index.display(),
+                deployment.index_hash()
+            );
+        }
+        Format::Json => write_json(
+            out,
+            &json!({
+                "file": info_name,
+                "index": args.index.display().to_string(),
+                "indexHash": deployment.index_hash(),
+                "errors": errors,
+                "warnings": warnings,
+                "issues": report.issues(),
+            }),
+        )?,
+    }
+    Ok(if errors > 0 {
+        EXIT_PROBLEMS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+fn message(args: MessageArgs, out: &mut dyn Write) -> Result<u8, CliError> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::Usage(format!("cannot read stdin: {e}")))?;
+    match runstart::protocol::parse_message(&bytes) {
+        Ok(m) => {
+            match args.format {
+                Format::Human => writeln!(out, "ok: {}", m.kind())?,
+                Format::Json => {
+                    write_json(out, &json!({"valid": true, "kind": m.kind(), "message": m}))?
+                }
+            }
+            Ok(EXIT_CLEAN)
+        }
+        Err(e) => {
+            match args.format {
+                Format::Human => {
+                    writeln!(out, "error[{}]: {}", e.code, render::sanitize(&e.message))?
+                }
+                Format::Json => write_json(out, &Response::Error(*e))?,
+            }
+            Ok(EXIT_PROBLEMS)
+        }
+    }
+}
