@@ -77,13 +77,11 @@ pub fn arm_forced_panic(skip: u32) {
 
 /// Whether this guarded call is the one that must panic (and disarms if so).
 fn forced_panic_due() -> bool {
-    FORCE_PANIC
-        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| match n {
-            n if n < 0 => None,
-            0 => Some(-1),
-            n => Some(n - 1),
-        })
-        == Ok(0)
+    FORCE_PANIC.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| match n {
+        n if n < 0 => None,
+        0 => Some(-1),
+        n => Some(n - 1),
+    }) == Ok(0)
 }
 
 /// Runs `body`, catching a panic. Also used off the JavaScript thread (the asynchronous

@@ -29,17 +29,12 @@ fn parsed(source: &str) -> Parsed {
             CompiledTemplate::parse(source).map_err(|e| e.message_with_position(source)),
         );
     }
-    if let Some(hit) = cache
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(source)
-    {
+    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(source) {
         return hit.clone();
     }
     // Parse outside the lock: other threads keep rendering meanwhile.
-    let template = Arc::new(
-        CompiledTemplate::parse(source).map_err(|e| e.message_with_position(source)),
-    );
+    let template =
+        Arc::new(CompiledTemplate::parse(source).map_err(|e| e.message_with_position(source)));
     let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
     if map.len() >= TEMPLATE_CACHE_CAP {
         map.clear();
@@ -109,7 +104,11 @@ pub struct RenderOutcome {
 
 /// Renders `template` with the parameters, clock and auto-variables of `payload_json`.
 #[napi(js_name = "renderPrompt")]
-pub fn render_prompt(env: Env, template: String, payload_json: String) -> napi::Result<RenderOutcome> {
+pub fn render_prompt(
+    env: Env,
+    template: String,
+    payload_json: String,
+) -> napi::Result<RenderOutcome> {
     guard(&env, || {
         let payload: RenderPayload = from_json("render context", &payload_json)?;
         let compiled = parsed(&template);
@@ -123,8 +122,7 @@ pub fn render_prompt(env: Env, template: String, payload_json: String) -> napi::
             .declared
             .into_iter()
             .map(|p| {
-                let mut out = PromptParameter::new(p.name)
-                    .with_required(p.required != Some(false));
+                let mut out = PromptParameter::new(p.name).with_required(p.required != Some(false));
                 if let Some(d) = p.default {
                     out = out.with_default(d);
                 }
@@ -164,4 +162,3 @@ fn failed(e: PromptError) -> RenderOutcome {
         parameter_name: e.parameter_name().map(str::to_owned),
     }
 }
-

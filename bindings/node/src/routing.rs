@@ -172,7 +172,11 @@ impl NativeRouteTable {
                     out.len()
                 )));
             }
-            match self.compiled.snapshot.route_with(&request, &mut self.scratch) {
+            match self
+                .compiled
+                .snapshot
+                .route_with(&request, &mut self.scratch)
+            {
                 Ok(routed) => {
                     let order = routed.order();
                     out[0] = 0;

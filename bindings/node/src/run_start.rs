@@ -47,7 +47,9 @@ impl NativeRunStart {
                 let inner = map.get(&id).and_then(Weak::upgrade).ok_or_else(|| {
                     Failure::new(
                         "unknown-share-id",
-                        format!("no RunStart is shared under id {id}: it was never created or is gone"),
+                        format!(
+                            "no RunStart is shared under id {id}: it was never created or is gone"
+                        ),
                     )
                 })?;
                 return Ok(NativeRunStart {
@@ -103,7 +105,12 @@ impl NativeRunStart {
 
     /// Registers a provider (JSON metadata) for the tenant, with upstream's registry checks.
     #[napi(js_name = "registerProvider")]
-    pub fn register_provider(&self, env: Env, tenant: String, provider_json: String) -> napi::Result<()> {
+    pub fn register_provider(
+        &self,
+        env: Env,
+        tenant: String,
+        provider_json: String,
+    ) -> napi::Result<()> {
         guard(&env, || {
             let provider: ProviderMetadata = from_json("provider", &provider_json)?;
             self.inner
@@ -117,13 +124,25 @@ impl NativeRunStart {
 
     /// Unregisters a provider; whether it was registered.
     #[napi(js_name = "unregisterProvider")]
-    pub fn unregister_provider(&self, env: Env, tenant: String, provider_id: String) -> napi::Result<bool> {
-        guard(&env, || Ok(self.inner.unregister_provider(&tenant, &provider_id)))
+    pub fn unregister_provider(
+        &self,
+        env: Env,
+        tenant: String,
+        provider_id: String,
+    ) -> napi::Result<bool> {
+        guard(&env, || {
+            Ok(self.inner.unregister_provider(&tenant, &provider_id))
+        })
     }
 
     /// Sets (JSON policy) or clears (`None`) the tenant's registered routing policy.
     #[napi(js_name = "setTenantPolicy")]
-    pub fn set_tenant_policy(&self, env: Env, tenant: String, policy_json: Option<String>) -> napi::Result<()> {
+    pub fn set_tenant_policy(
+        &self,
+        env: Env,
+        tenant: String,
+        policy_json: Option<String>,
+    ) -> napi::Result<()> {
         guard(&env, || {
             let policy: Option<TenantPolicy> = policy_json
                 .map(|j| from_json("tenant policy", &j))
@@ -135,14 +154,30 @@ impl NativeRunStart {
 
     /// Retires a tool version (ranges skip it, pins still reach it); whether it existed.
     #[napi(js_name = "retireTool")]
-    pub fn retire_tool(&self, env: Env, tenant: String, id: String, version: String) -> napi::Result<bool> {
-        guard(&env, || Ok(self.inner.retire_tool(&tenant, &id, &exact(&version)?)))
+    pub fn retire_tool(
+        &self,
+        env: Env,
+        tenant: String,
+        id: String,
+        version: String,
+    ) -> napi::Result<bool> {
+        guard(&env, || {
+            Ok(self.inner.retire_tool(&tenant, &id, &exact(&version)?))
+        })
     }
 
     /// Removes a tool version (pins to it fail from now on); whether it existed.
     #[napi(js_name = "removeTool")]
-    pub fn remove_tool(&self, env: Env, tenant: String, id: String, version: String) -> napi::Result<bool> {
-        guard(&env, || Ok(self.inner.remove_tool(&tenant, &id, &exact(&version)?)))
+    pub fn remove_tool(
+        &self,
+        env: Env,
+        tenant: String,
+        id: String,
+        version: String,
+    ) -> napi::Result<bool> {
+        guard(&env, || {
+            Ok(self.inner.remove_tool(&tenant, &id, &exact(&version)?))
+        })
     }
 
     /// Prepares a run (JSON `RunRequest`); `{"kind":"ok","value":plan}` or
@@ -161,6 +196,9 @@ impl NativeRunStart {
 
 /// A tool version, which is exact (`major.minor.patch`, agents.md §1.1).
 fn exact(text: &str) -> Result<semver::Version, Failure> {
-    semver::Version::parse(text)
-        .map_err(|e| Failure::invalid(format!("tool version {text:?} is not an exact version: {e}")))
+    semver::Version::parse(text).map_err(|e| {
+        Failure::invalid(format!(
+            "tool version {text:?} is not an exact version: {e}"
+        ))
+    })
 }

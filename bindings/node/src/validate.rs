@@ -64,7 +64,9 @@ impl Task for ValidateTask {
     type JsValue = String;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(catch(|| report_json(&validate_index(&self.bytes, &self.options))))
+        Ok(catch(|| {
+            report_json(&validate_index(&self.bytes, &self.options))
+        }))
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
@@ -90,5 +92,7 @@ pub fn validate_index_async(
 /// The hash a deployment signs: `sha256:` and the hex SHA-256 of the bytes.
 #[napi(js_name = "indexHash")]
 pub fn index_hash(env: Env, input: IndexInput) -> napi::Result<String> {
-    guard(&env, || Ok(runstart::index::index_hash(&input_bytes(input))))
+    guard(&env, || {
+        Ok(runstart::index::index_hash(&input_bytes(input)))
+    })
 }
