@@ -125,3 +125,41 @@ fn build_error(env: &Env, failure: &Failure) -> napi::Result<napi::Error> {
     }
     Ok(napi::Error::from(object.to_unknown()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_internal_failure_and_an_armed_one_fires_once() {
+        let f = catch(|| -> Result<(), Failure> { panic!("boom {}", 7) }).unwrap_err();
+        assert_eq!(f.code, "internal");
+        assert_eq!(
+            f.message,
+            "runstart: internal error (a Rust panic was caught): boom 7"
+        );
+        let f = catch(|| -> Result<(), Failure> { std::panic::panic_any(3u8) }).unwrap_err();
+        assert!(
+            f.message.ends_with("a panic without a message"),
+            "{}",
+            f.message
+        );
+        // In the same test: the armed counter is global to the process.
+        arm_forced_panic(2);
+        assert!(catch(|| Ok::<_, Failure>(1)).is_ok());
+        assert!(catch(|| Ok::<_, Failure>(2)).is_ok());
+        assert_eq!(catch(|| Ok::<_, Failure>(3)).unwrap_err().code, "internal");
+        assert_eq!(catch(|| Ok::<_, Failure>(4)).ok(), Some(4));
+    }
+
+    #[test]
+    fn bad_json_is_an_invalid_argument_naming_it() {
+        let f = from_json::<Vec<u32>>("the versions", "[1, \"x\"]").unwrap_err();
+        assert_eq!(f.code, "invalid-argument");
+        assert!(
+            f.message.starts_with("the versions: invalid type"),
+            "{}",
+            f.message
+        );
+    }
+}

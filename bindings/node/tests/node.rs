@@ -5,7 +5,7 @@
 //! Node ≥ 20 must be on `PATH`; without it the test says so and passes on a developer
 //! machine, and fails under `CI=true`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// `target/<profile>/deps`, where this test runs from. Cargo builds the package's library
