@@ -348,38 +348,102 @@ function renderInstructions(agent, context, prompt) {
   if (context.clock !== undefined && typeof context.clock !== 'function') {
     throw misuse(`context.clock must be a function, got ${describe(context.clock)}`);
   }
+  const conversation = context.conversation;
+  if (conversation !== undefined) {
+    expectObject(conversation, 'context.conversation');
+    expectString(conversation.id, 'context.conversation.id');
+    if (!Number.isSafeInteger(conversation.turn) || conversation.turn < 0) {
+      throw misuse(`context.conversation.turn must be a turn number, got ${describe(conversation.turn)}`);
+    }
+  }
+  if (context.settings !== undefined) expectObject(context.settings, 'context.settings');
   const at = context.clock === undefined ? new Date() : context.clock();
   if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
     throw misuse('context.clock() must return a valid Date');
   }
   const now = at.toISOString();
   const identity = { id: agent.id, name: agent.name, version: agent.version };
-  const outcome = native.renderPrompt(
-    template,
-    json(
-      {
-        declared,
-        parameters,
-        now,
-        agent: identity,
-        conversation: context.conversation,
-        input: context.input,
-        settings: context.settings,
-      },
-      'the render context',
-    ),
-  );
-  if (outcome.ok) {
-    return { ok: true, value: { rendered: outcome.text, context: mergedContext(declared, context, now, identity) } };
+  const outcome = native.renderPrompt(template, json(renderPayload(template, declared, context, now, identity), 'the render context'));
+  if (typeof outcome === 'string') {
+    return { ok: true, value: { rendered: outcome, context: mergedContext(declared, context, now, identity) } };
   }
   if (outcome.code === 'missing-parameter') {
-    const error = { code: 'missing-parameter', message: outcome.text };
+    const error = { code: 'missing-parameter', message: outcome.message };
     if (outcome.parameterName != null) error.parameterName = outcome.parameterName;
     return { ok: false, error };
   }
-  const cause = new Error(outcome.text.replace(/^Template render failed: /, ''));
+  const cause = new Error(outcome.message.replace(/^Template render failed: /, ''));
   cause.name = 'RenderError';
-  return { ok: false, error: { code: 'render-failure', message: outcome.text, cause } };
+  return { ok: false, error: { code: 'render-failure', message: outcome.message, cause } };
+}
+
+/** Template text → whether it may read a global by a computed name (`{{ [key] }}`). */
+const computedRootByTemplate = new Map();
+/** Templates kept; past this the map starts over (a bound on memory). */
+const TEMPLATE_MAP_CAP = 1024;
+/** Longer templates are not kept (past runstart's 256 KiB template cap they do not parse). */
+const TEMPLATE_MAP_MAX_LENGTH = 256 * 1024;
+
+/**
+ * Whether some `[` in the template may start a variable path (it does not follow a name, a
+ * `]` or a `)`): such a path reads a global whose name need not appear in the text.
+ */
+function mayReadComputedRoot(template) {
+  let computed = computedRootByTemplate.get(template);
+  if (computed === undefined) {
+    computed = /(?:^|[^\w\])?-])\[/.test(template);
+    if (template.length <= TEMPLATE_MAP_MAX_LENGTH) {
+      if (computedRootByTemplate.size >= TEMPLATE_MAP_CAP) computedRootByTemplate.clear();
+      computedRootByTemplate.set(template, computed);
+    }
+  }
+  return computed;
+}
+
+/**
+ * What the render needs, as upstream's merged context would give it. A render reads a
+ * global only through a name written in the template (unless a path starts with `[`), so
+ * supplied values and auto-variables whose names do not occur in the text are left out;
+ * a declared parameter that does not occur is sent only as present or absent, which is all
+ * the missing-parameter check reads. The tests replay every conformance template this way.
+ */
+function renderPayload(template, declared, context, now, identity) {
+  const parameters = context.parameters;
+  if (mayReadComputedRoot(template)) {
+    return {
+      declared,
+      parameters,
+      now,
+      agent: identity,
+      conversation: context.conversation,
+      input: context.input,
+      settings: context.settings,
+    };
+  }
+  const sent = {};
+  for (const name of Object.keys(parameters)) {
+    if (template.includes(name)) sent[name] = parameters[name];
+  }
+  const slim = new Array(declared.length);
+  for (let i = 0; i < declared.length; i++) {
+    const p = declared[i];
+    if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
+    if (typeof p.name === 'string' && template.includes(p.name)) {
+      slim[i] = p;
+    } else {
+      slim[i] = { name: p.name, required: p.required, default: p.default === undefined ? undefined : null };
+      if (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined) sent[p.name] = null;
+    }
+  }
+  return {
+    declared: slim,
+    parameters: sent,
+    now,
+    agent: identity,
+    conversation: template.includes('conversation') ? context.conversation : undefined,
+    input: template.includes('input') ? context.input : undefined,
+    settings: template.includes('settings') ? context.settings : undefined,
+  };
 }
 
 /** The context upstream renders against and returns: defaults, parameters, auto-variables. */

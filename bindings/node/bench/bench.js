@@ -171,7 +171,11 @@ const templates = jsonLines(read('conformance/liquid/templates.jsonl'))
   // The templates whose output both engines agree on (all but a handful).
   .filter((t) => {
     const ours = runstart.renderInstructions({ ...ctx.agent, instructions: t, parameters: [] }, context);
-    return ours.ok && ours.value.rendered === liquid.parseAndRenderSync(t, ctx);
+    try {
+      return ours.ok && ours.value.rendered === liquid.parseAndRenderSync(t, ctx);
+    } catch {
+      return false;
+    }
   });
 const agents = templates.map((t) => ({ ...ctx.agent, instructions: t, parameters: [] }));
 const renderOurs = perCall(

@@ -5,6 +5,7 @@
 
 use crate::guard::{from_json, guard};
 use napi::Env;
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use runstart::template::{AutoVariables, CompiledTemplate, PromptError, PromptParameter};
 use serde::Deserialize;
@@ -89,18 +90,19 @@ struct RenderPayload {
     settings: Option<Map<String, Value>>,
 }
 
-/// One render's answer; the loader wraps it in upstream's `{ok, value | error}` union.
+/// Why a render failed; the loader wraps it in upstream's `{ok: false, error}`.
 #[napi(object)]
-pub struct RenderOutcome {
-    /// Whether it rendered.
-    pub ok: bool,
-    /// The rendered text, or the error message.
-    pub text: String,
-    /// `missing-parameter` or `render-failure` when it did not render.
-    pub code: Option<String>,
+pub struct RenderFailed {
+    /// `missing-parameter` or `render-failure`.
+    pub code: String,
+    /// Upstream's message.
+    pub message: String,
     /// Upstream's `parameterName` (one missing parameter, or the unresolved path).
     pub parameter_name: Option<String>,
 }
+
+/// The rendered text (a plain string: the common answer builds no object), or the failure.
+pub type RenderOutcome = Either<String, RenderFailed>;
 
 /// Renders `template` with the parameters, clock and auto-variables of `payload_json`.
 #[napi(js_name = "renderPrompt")]
@@ -142,12 +144,7 @@ pub fn render_prompt(
         }
         Ok(
             match compiled.render_prompt(&declared, &payload.parameters, &auto) {
-                Ok(text) => RenderOutcome {
-                    ok: true,
-                    text,
-                    code: None,
-                    parameter_name: None,
-                },
+                Ok(text) => Either::A(text),
                 Err(e) => failed(e),
             },
         )
@@ -155,10 +152,9 @@ pub fn render_prompt(
 }
 
 fn failed(e: PromptError) -> RenderOutcome {
-    RenderOutcome {
-        ok: false,
-        text: e.to_string(),
-        code: Some(e.code().to_owned()),
+    Either::B(RenderFailed {
+        code: e.code().to_owned(),
+        message: e.to_string(),
         parameter_name: e.parameter_name().map(str::to_owned),
-    }
+    })
 }

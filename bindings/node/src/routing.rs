@@ -16,6 +16,8 @@ use runstart::route::{
 };
 use serde::Deserialize;
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The request of one `table.route` call: a `RouteInput` without its providers (§1.6).
 #[derive(Debug, Deserialize)]
@@ -28,6 +30,32 @@ struct RequestWire {
     preferred_provider: Option<String>,
     #[serde(default)]
     preferred_model: Option<String>,
+}
+
+/// Distinct request texts kept parsed. A runtime routes the same few capabilities and
+/// policies over and over (one per agent and tenant), and a hit costs a hash of the text
+/// instead of a parse; past the cap the cache starts over.
+const REQUEST_CACHE_CAP: usize = 1024;
+
+/// Longer request texts are parsed every time rather than kept.
+const REQUEST_CACHE_MAX_TEXT: usize = 64 * 1024;
+
+fn parsed_request(text: &str) -> Result<Arc<RequestWire>, Failure> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<RequestWire>>>> = OnceLock::new();
+    if text.len() > REQUEST_CACHE_MAX_TEXT {
+        return from_json("route request", text).map(Arc::new);
+    }
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(text) {
+        return Ok(hit.clone());
+    }
+    let request: Arc<RequestWire> = Arc::new(from_json("route request", text)?);
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if map.len() >= REQUEST_CACHE_CAP {
+        map.clear();
+    }
+    map.insert(text.to_owned(), request.clone());
+    Ok(request)
 }
 
 /// The output buffer: a `Uint32Array` the loader allocates once per table and passes on
@@ -158,7 +186,7 @@ impl NativeRouteTable {
     #[napi]
     pub fn route(&mut self, env: Env, request_json: String, out: OutWords) -> napi::Result<String> {
         guard(&env, || {
-            let wire: RequestWire = from_json("route request", &request_json)?;
+            let wire = parsed_request(&request_json)?;
             let request = RouteRequest {
                 capability: &wire.capability,
                 tenant_policy: wire.tenant_policy.as_ref(),

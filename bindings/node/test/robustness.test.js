@@ -117,7 +117,7 @@ test('a wrong type in every argument is an invalid-argument Error', async () => 
     () => renderInstructions({ ...agent, id: 5 }, { parameters: {} }),
     () => renderInstructions(agent, { parameters: {}, clock: 'now' }),
     () => renderInstructions(agent, { parameters: {}, clock: () => 'today' }),
-    () => renderInstructions(agent, { parameters: { n: 10n } }),
+    () => renderInstructions({ ...agent, instructions: '{{ n }}' }, { parameters: { n: 10n } }),
     () => renderInstructions(agent, { parameters: {}, conversation: { id: 'c', turn: -1 } }),
     () => validateIndexSync(42),
     () => validateIndexSync(pack, 'canonical'),
