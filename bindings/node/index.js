@@ -372,32 +372,49 @@ function renderInstructions(agent, context, prompt) {
     if (outcome.parameterName != null) error.parameterName = outcome.parameterName;
     return { ok: false, error };
   }
+  // The cause stands for the template engine's error; a stack trace of this function would
+  // say nothing about the template, and capturing one costs more than the render.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   const cause = new Error(outcome.message.replace(/^Template render failed: /, ''));
+  Error.stackTraceLimit = limit;
   cause.name = 'RenderError';
   return { ok: false, error: { code: 'render-failure', message: outcome.message, cause } };
 }
 
-/** Template text → whether it may read a global by a computed name (`{{ [key] }}`). */
-const computedRootByTemplate = new Map();
+/**
+ * Template text → `{computed, occurs}`: whether it may read a global by a computed name
+ * (`{{ [key] }}`), and which names occur in its text (filled as names are asked about).
+ */
+const templateFacts = new Map();
 /** Templates kept; past this the map starts over (a bound on memory). */
-const TEMPLATE_MAP_CAP = 1024;
+const TEMPLATE_MAP_CAP = 8192;
 /** Longer templates are not kept (past runstart's 256 KiB template cap they do not parse). */
 const TEMPLATE_MAP_MAX_LENGTH = 256 * 1024;
+/** Names remembered per template (callers with endless distinct parameter names). */
+const NAMES_PER_TEMPLATE_CAP = 256;
 
-/**
- * Whether some `[` in the template may start a variable path (it does not follow a name, a
- * `]` or a `)`): such a path reads a global whose name need not appear in the text.
- */
-function mayReadComputedRoot(template) {
-  let computed = computedRootByTemplate.get(template);
-  if (computed === undefined) {
-    computed = /(?:^|[^\w\])?-])\[/.test(template);
+function factsOf(template) {
+  let facts = templateFacts.get(template);
+  if (facts === undefined) {
+    // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
+    // reads a global whose name need not appear in the text.
+    facts = { computed: /(?:^|[^\w\])?-])\[/.test(template), occurs: new Map() };
     if (template.length <= TEMPLATE_MAP_MAX_LENGTH) {
-      if (computedRootByTemplate.size >= TEMPLATE_MAP_CAP) computedRootByTemplate.clear();
-      computedRootByTemplate.set(template, computed);
+      if (templateFacts.size >= TEMPLATE_MAP_CAP) templateFacts.clear();
+      templateFacts.set(template, facts);
     }
   }
-  return computed;
+  return facts;
+}
+
+function occurs(facts, template, name) {
+  let yes = facts.occurs.get(name);
+  if (yes === undefined) {
+    yes = template.includes(name);
+    if (facts.occurs.size < NAMES_PER_TEMPLATE_CAP) facts.occurs.set(name, yes);
+  }
+  return yes;
 }
 
 /**
@@ -409,7 +426,8 @@ function mayReadComputedRoot(template) {
  */
 function renderPayload(template, declared, context, now, identity) {
   const parameters = context.parameters;
-  if (mayReadComputedRoot(template)) {
+  const facts = factsOf(template);
+  if (facts.computed) {
     return {
       declared,
       parameters,
@@ -422,13 +440,13 @@ function renderPayload(template, declared, context, now, identity) {
   }
   const sent = {};
   for (const name of Object.keys(parameters)) {
-    if (template.includes(name)) sent[name] = parameters[name];
+    if (occurs(facts, template, name)) sent[name] = parameters[name];
   }
   const slim = new Array(declared.length);
   for (let i = 0; i < declared.length; i++) {
     const p = declared[i];
     if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
-    if (typeof p.name === 'string' && template.includes(p.name)) {
+    if (typeof p.name === 'string' && occurs(facts, template, p.name)) {
       slim[i] = p;
     } else {
       slim[i] = { name: p.name, required: p.required, default: p.default === undefined ? undefined : null };
@@ -440,9 +458,9 @@ function renderPayload(template, declared, context, now, identity) {
     parameters: sent,
     now,
     agent: identity,
-    conversation: template.includes('conversation') ? context.conversation : undefined,
-    input: template.includes('input') ? context.input : undefined,
-    settings: template.includes('settings') ? context.settings : undefined,
+    conversation: occurs(facts, template, 'conversation') ? context.conversation : undefined,
+    input: occurs(facts, template, 'input') ? context.input : undefined,
+    settings: occurs(facts, template, 'settings') ? context.settings : undefined,
   };
 }
 

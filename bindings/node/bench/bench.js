@@ -8,10 +8,14 @@
 // - `pickVersion` against upstream's rule written with npm `semver` 7.8.6 (validRange, then
 //   maxSatisfying) on the 20,000 conformance cases.
 // - `renderInstructions` against LiquidJS 10.30.1's parse + render of the same templates
-//   (strictVariables, strictFilters), on the conformance templates that render.
+//   (strictVariables, strictFilters), on the conformance templates that parse.
+//
+// The peers measured here run in alternation with the addon (A, B, A, B, …), so that both
+// see the same load.
 //
 // Every answer is checked against the peer's (or the recorded one) before timing. Times are
-// medians over repetitions; the machine is shared, so quote the ratios.
+// medians over repetitions of the process's CPU time (`process.cpuUsage`), which the shared
+// machine's load inflates far less than wall-clock time; still, quote the ratios.
 //
 // Run: `cargo build --release -p runstart-node && (cd bindings/node/bench && npm ci && npm run bench)`.
 
@@ -37,26 +41,56 @@ const jsonLines = (text) =>
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l));
 
-/** Median seconds per call of `body(n)` (which makes n calls), over `reps` repetitions. */
+/**
+ * Seconds of CPU this process spends in `body(n)`: user plus system time, which a shared
+ * machine's other load does not inflate as it inflates wall-clock time (helper threads such
+ * as the garbage collector's count too).
+ */
+function cpuSeconds(body, n) {
+  const start = process.cpuUsage();
+  body(n);
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+}
+
+/** Median CPU seconds per call of `body(n)` (which makes n calls), over `reps` repetitions. */
 function perCall(body, { reps = 15, targetMs = 40 } = {}) {
   let n = 1;
   for (;;) {
-    const t0 = process.hrtime.bigint();
-    body(n);
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const ms = cpuSeconds(body, n) * 1e3;
     if (ms >= targetMs / 4 || n >= 1 << 24) break;
     n *= 2;
   }
   n = Math.max(1, Math.round(n * 4));
   body(n); // warm-up at the final size
   const times = [];
-  for (let r = 0; r < reps; r++) {
-    const t0 = process.hrtime.bigint();
-    body(n);
-    times.push(Number(process.hrtime.bigint() - t0) / 1e9 / n);
-  }
+  for (let r = 0; r < reps; r++) times.push(cpuSeconds(body, n) / n);
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)];
+}
+
+/**
+ * Median seconds per call of two bodies measured in alternation (A, B, A, B, …), so that
+ * both see the same load on a shared machine.
+ */
+function paired(bodyA, bodyB, { reps = 11, targetMs = 150 } = {}) {
+  const size = (body) => {
+    let n = 1;
+    while (cpuSeconds(body, n) * 1e3 < targetMs / 4 && n < 1 << 20) n *= 2;
+    return n * 4;
+  };
+  const [na, nb] = [size(bodyA), size(bodyB)];
+  // Warm both (the JIT) at their final sizes before anything counts.
+  bodyA(na);
+  bodyB(nb);
+  const a = [];
+  const b = [];
+  for (let r = 0; r < reps; r++) {
+    a.push(cpuSeconds(bodyA, na) / na);
+    b.push(cpuSeconds(bodyB, nb) / nb);
+  }
+  const median = (xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  return [median(a), median(b)];
 }
 
 const fmt = (s) => (s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms` : `${(s * 1e6).toFixed(2)} µs`);
@@ -130,18 +164,15 @@ const semverCases = jsonLines(read('conformance/semver/max-satisfying.jsonl'));
 for (const c of semverCases) {
   assert.deepStrictEqual(runstart.pickVersion(c.versions, c.range), semverPick(c.versions, c.range), c.range);
 }
-const pickOurs = perCall(
+const [pickOurs, pickPeer] = paired(
   (n) => {
     for (let k = 0; k < n; k++) for (const c of semverCases) sink += runstart.pickVersion(c.versions, c.range).kind.length;
   },
-  { reps: 9, targetMs: 200 },
-) / semverCases.length;
-const pickPeer = perCall(
   (n) => {
     for (let k = 0; k < n; k++) for (const c of semverCases) sink += semverPick(c.versions, c.range).kind.length;
   },
-  { reps: 9, targetMs: 200 },
-) / semverCases.length;
+  { reps: 7, targetMs: 300 },
+).map((t) => t / semverCases.length);
 rows.push({
   op: `pickVersion (${semverCases.length} conformance cases)`,
   ours: pickOurs,
@@ -165,31 +196,35 @@ const context = {
   clock: () => new Date(ctx.now),
 };
 const liquid = new Liquid({ strictVariables: true, strictFilters: true });
+// Every conformance template that parses (as ../shared/bench/README.md measures LiquidJS),
+// rendered with the conformance context; a render error is an answer too (LiquidJS throws,
+// renderInstructions returns it).
 const templates = jsonLines(read('conformance/liquid/templates.jsonl'))
-  .filter((row) => row.parseError === null && row.render && typeof row.render.output === 'string')
-  .map((row) => row.template)
-  // The templates whose output both engines agree on (all but a handful).
-  .filter((t) => {
-    const ours = runstart.renderInstructions({ ...ctx.agent, instructions: t, parameters: [] }, context);
-    try {
-      return ours.ok && ours.value.rendered === liquid.parseAndRenderSync(t, ctx);
-    } catch {
-      return false;
-    }
-  });
+  .filter((row) => row.parseError === null)
+  .map((row) => row.template);
+const liquidRender = (t) => {
+  try {
+    return liquid.parseAndRenderSync(t, ctx);
+  } catch {
+    return null;
+  }
+};
 const agents = templates.map((t) => ({ ...ctx.agent, instructions: t, parameters: [] }));
-const renderOurs = perCall(
+let sameVerdict = 0;
+agents.forEach((a, i) => {
+  const ours = runstart.renderInstructions(a, context);
+  if (ours.ok === (liquidRender(templates[i]) !== null)) sameVerdict++;
+});
+assert.ok(sameVerdict * 100 >= templates.length * 99, `render verdicts agree on ${sameVerdict}/${templates.length}`);
+const [renderOurs, renderPeer] = paired(
   (n) => {
-    for (let k = 0; k < n; k++) for (const a of agents) sink += runstart.renderInstructions(a, context).value.rendered.length;
+    for (let k = 0; k < n; k++) for (const a of agents) sink += runstart.renderInstructions(a, context).ok ? 1 : 0;
   },
-  { reps: 9, targetMs: 200 },
-) / agents.length;
-const renderPeer = perCall(
   (n) => {
-    for (let k = 0; k < n; k++) for (const t of templates) sink += liquid.parseAndRenderSync(t, ctx).length;
+    for (let k = 0; k < n; k++) for (const t of templates) sink += liquidRender(t) === null ? 0 : 1;
   },
-  { reps: 9, targetMs: 400 },
-) / templates.length;
+  { reps: 7, targetMs: 300 },
+).map((t) => t / templates.length);
 rows.push({
   op: `renderInstructions (${templates.length} templates)`,
   ours: renderOurs,
@@ -201,7 +236,7 @@ rows.push({
 
 // ---------------------------------------------------------------------------------------
 
-console.log(`runstart Node binding vs peers, Node ${process.version}, medians per call\n`);
+console.log(`runstart Node binding vs peers, Node ${process.version}, median CPU time per call\n`);
 console.log('| operation | addon | peer | peer median | peer / addon | target | met |');
 console.log('| --- | ---: | --- | ---: | ---: | --- | --- |');
 for (const r of rows) {

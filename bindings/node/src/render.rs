@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Distinct templates kept parsed; past this the cache starts over. Agents have a handful
 /// of instructions each, so this only bounds memory for callers with endless templates.
-const TEMPLATE_CACHE_CAP: usize = 1024;
+const TEMPLATE_CACHE_CAP: usize = 8192;
 
 /// A parsed template, or LiquidJS's parse message (with its line and column).
 type Parsed = Arc<Result<CompiledTemplate, String>>;

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Distinct range texts kept parsed; past this the cache starts over (a bound on memory for
 /// callers that send endless distinct ranges).
-const RANGE_CACHE_CAP: usize = 4096;
+const RANGE_CACHE_CAP: usize = 8192;
 
 /// `Some(range)`, or `None` for a text that is not a valid range.
 type Cached = Option<Arc<Range>>;
