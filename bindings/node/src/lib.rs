@@ -8,7 +8,7 @@
 //! and a route decision comes back as tuple indices that the loader maps to the caller's own
 //! objects.
 //!
-//! Every export runs inside [`guard::guard`]: expected failures are values (built by the
+//! Every export runs inside `guard::guard`: expected failures are values (built by the
 //! loader in upstream's result unions), misuse throws an `Error` with a `.code`, and a Rust
 //! panic throws an `Error` with `code: 'internal'` instead of aborting the process.
 

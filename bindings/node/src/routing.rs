@@ -59,7 +59,8 @@ fn parsed_request(text: &str) -> Result<Arc<RequestWire>, Failure> {
 }
 
 /// The output buffer: a `Uint32Array` the loader allocates once per table and passes on
-/// every call (an alias, so that napi reads it as a plain typed-array slice).
+/// every call. Written through an alias so that napi reads it as a plain typed-array slice;
+/// whatever its lifetime says, it is used only during the call that received it.
 type OutWords = &'static mut [u32];
 
 /// Header words before the candidate indices in the output buffer.
