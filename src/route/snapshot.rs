@@ -528,6 +528,16 @@ impl RouteSnapshot {
         self.shared_names.get(i as usize).map(|(p, m)| (p, m))
     }
 
+    /// Where tuple `i` (an index from [`Routed::order`]) comes from: its provider's index in
+    /// [`RouteSnapshot::providers`] and its model's index in that provider's `models`. Lets a
+    /// caller that holds its own copy of the slice (a language binding) map a decision back
+    /// to its own objects.
+    pub fn tuple_position(&self, i: u32) -> Option<(usize, usize)> {
+        self.rows
+            .get(i as usize)
+            .map(|r| (r.provider as usize, r.model as usize))
+    }
+
     fn tuple(&self, i: u32) -> Option<Tuple<'_>> {
         let r = self.rows.get(i as usize)?;
         let p = self.providers.get(r.provider as usize)?;

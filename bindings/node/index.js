@@ -1,0 +1,609 @@
+'use strict';
+// runstart for Node.js: loads the native addon (a packaged `.node` file or a local cargo
+// build) and shapes its answers as upstream's TypeScript functions return them.
+//
+// The addon receives requests as JSON text and answers decisions as numbers; this file maps
+// those back to the caller's own objects, builds upstream's result unions and checks
+// argument types, so that misuse throws an Error with `code: 'invalid-argument'` before
+// anything crosses into Rust.
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+// ---------------------------------------------------------------------------------------
+// Loading the addon
+
+function libraryFileName() {
+  switch (process.platform) {
+    case 'win32':
+      return 'runstart_node.dll';
+    case 'darwin':
+      return 'librunstart_node.dylib';
+    default:
+      return 'librunstart_node.so';
+  }
+}
+
+/** Where the addon is: `RUNSTART_NODE_LIBRARY`, a packaged `.node`, or `target/{release,debug}`. */
+function findLibrary() {
+  const explicit = process.env.RUNSTART_NODE_LIBRARY;
+  if (explicit) return explicit;
+  const packaged = [
+    path.join(__dirname, `runstart.${process.platform}-${process.arch}.node`),
+    path.join(__dirname, 'runstart.node'),
+  ];
+  for (const file of packaged) if (fs.existsSync(file)) return file;
+  // A local build: the most recently built of release and debug.
+  const target = process.env.CARGO_TARGET_DIR || path.join(__dirname, '..', '..', 'target');
+  const built = ['release', 'debug']
+    .map((profile) => path.join(target, profile, libraryFileName()))
+    .filter((file) => fs.existsSync(file))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  if (built.length > 0) return built[0];
+  const error = new Error(
+    `runstart: the native addon is not built (looked for ${packaged.join(', ')} and ` +
+      `${path.join(target, '{release,debug}', libraryFileName())}); build it with ` +
+      '`cargo build --release -p runstart-node` from the repository root, or set RUNSTART_NODE_LIBRARY',
+  );
+  error.code = 'addon-not-found';
+  throw error;
+}
+
+function loadNative() {
+  const file = findLibrary();
+  const module = { exports: {} };
+  // `process.dlopen` takes any file name, so a cargo build loads without copying it to `.node`.
+  process.dlopen(module, path.resolve(file));
+  return module.exports;
+}
+
+const native = loadNative();
+
+// ---------------------------------------------------------------------------------------
+// Argument checks
+
+function misuse(message) {
+  const error = new TypeError(`runstart: ${message}`);
+  error.code = 'invalid-argument';
+  return error;
+}
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value).slice(0, 40)}`;
+}
+
+function expectObject(value, what) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw misuse(`${what} must be an object, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function expectString(value, what) {
+  if (typeof value !== 'string') throw misuse(`${what} must be a string, got ${describe(value)}`);
+  return value;
+}
+
+function expectArray(value, what) {
+  if (!Array.isArray(value)) throw misuse(`${what} must be an array, got ${describe(value)}`);
+  return value;
+}
+
+/** `JSON.stringify`, with its failures (cycles, BigInt, strings past V8's limit) as misuse. */
+function json(value, what) {
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (e) {
+    throw misuse(`${what} cannot be sent as JSON: ${e && e.message}`);
+  }
+  if (text === undefined) throw misuse(`${what} cannot be sent as JSON`);
+  return text;
+}
+
+/** A pack index argument: bytes (Buffer, Uint8Array, ArrayBuffer) or its text. */
+function indexBytes(value, what) {
+  if (typeof value === 'string') return value;
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) {
+    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  }
+  throw misuse(`${what} must be a Buffer, a Uint8Array or a string, got ${describe(value)}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// Routing (router.md §1.6, §2)
+
+/** The request part of a route input, as JSON (`undefined` fields are left out). */
+function requestJson(input) {
+  return json(
+    {
+      capability: input.capability,
+      tenantPolicy: input.tenantPolicy,
+      preferredProvider: input.preferredProvider,
+      preferredModel: input.preferredModel,
+    },
+    'the route request',
+  );
+}
+
+/**
+ * One compiled slice: the native table plus, per tuple in expansion order, a frozen
+ * `{provider, model}` pick holding the caller's own objects.
+ */
+class Compiled {
+  constructor(nativeTable, owners, metadata) {
+    this.native = nativeTable;
+    this.refresh(owners, metadata);
+  }
+
+  refresh(owners, metadata) {
+    const picks = [];
+    for (let i = 0; i < owners.length; i++) {
+      const models = metadata[i].models;
+      for (let j = 0; j < models.length; j++) {
+        picks.push(Object.freeze({ provider: owners[i], model: models[j] }));
+      }
+    }
+    this.picks = picks;
+    // Status, fallback flag, candidate count, then every candidate (see src/routing.rs).
+    this.out = new Uint32Array(picks.length + 3);
+  }
+
+  route(request) {
+    const out = this.out;
+    const text = this.native.route(request, out);
+    if (out[0] === 1) return { kind: 'err', error: JSON.parse(text) };
+    const picks = this.picks;
+    const n = out[2];
+    const top = picks[out[3]];
+    const alternates = new Array(n - 1);
+    for (let k = 1; k < n; k++) alternates[k - 1] = picks[out[3 + k]];
+    return {
+      kind: 'ok',
+      value: {
+        provider: top.provider,
+        model: top.model,
+        reason: text,
+        alternates,
+        fallback: out[1] === 1,
+      },
+    };
+  }
+}
+
+function checkProviders(providers, what) {
+  expectArray(providers, what);
+  for (let i = 0; i < providers.length; i++) expectObject(providers[i], `${what}[${i}]`);
+  return providers;
+}
+
+/** A provider slice compiled once; `route` answers as upstream's `route` would on it. */
+class RouteTable {
+  #compiled;
+  #metadata;
+
+  constructor(providers = [], options = {}) {
+    checkProviders(providers, 'providers');
+    expectObject(options, 'options');
+    const tenantId =
+      options.tenantId === undefined ? 'default' : expectString(options.tenantId, 'options.tenantId');
+    this.#metadata = providers.slice();
+    this.#compiled = new Compiled(
+      new native.NativeRouteTable(json(this.#metadata, 'providers'), tenantId),
+      this.#metadata,
+      this.#metadata,
+    );
+  }
+
+  /** The providers, in slice order (a copy). */
+  get providers() {
+    return this.#metadata.slice();
+  }
+
+  /** Adds a provider after upstream's registry checks; throws `invalid-provider` or `duplicate-provider`. */
+  register(provider) {
+    expectObject(provider, 'provider');
+    this.#compiled.native.register(json(provider, 'provider'));
+    this.#metadata.push(provider);
+    this.#compiled.refresh(this.#metadata, this.#metadata);
+  }
+
+  /** Removes the provider with this id; whether it was there. */
+  unregister(providerId) {
+    expectString(providerId, 'providerId');
+    const index = this.#compiled.native.unregister(providerId);
+    if (index < 0) return false;
+    this.#metadata.splice(index, 1);
+    this.#compiled.refresh(this.#metadata, this.#metadata);
+    return true;
+  }
+
+  route(request) {
+    expectObject(request, 'request');
+    return this.#compiled.route(requestJson(request));
+  }
+
+  /** Every tuple's requirement outcomes and score (`runstart route --explain --format json`). */
+  explain(request) {
+    expectObject(request, 'request');
+    return JSON.parse(this.#compiled.native.explain(requestJson(request)));
+  }
+}
+
+// The drop-in `route(input)`: each provider object's metadata is serialized once (keyed by
+// object identity); each distinct list of provider objects is compiled once.
+const providerEntries = new WeakMap(); // ModelProvider -> { key, json }
+let nextProviderKey = 1;
+const compiledByArray = new WeakMap(); // providers array -> { members, compiled }
+const compiledByKey = new Map(); // "k1,k2,…" -> Compiled, least recently used first
+/** Distinct provider lists kept compiled (tenants × registry changes in flight). */
+const COMPILED_CACHE_CAP = 64;
+
+function providerEntry(provider, i) {
+  let entry = providerEntries.get(provider);
+  if (entry === undefined) {
+    expectObject(provider, `input.providers[${i}]`);
+    expectObject(provider.metadata, `input.providers[${i}].metadata`);
+    entry = { key: nextProviderKey++, json: json(provider.metadata, `input.providers[${i}].metadata`) };
+    providerEntries.set(provider, entry);
+  }
+  return entry;
+}
+
+function sameMembers(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function compiledFor(providers) {
+  const seen = compiledByArray.get(providers);
+  if (seen !== undefined && sameMembers(seen.members, providers)) return seen.compiled;
+  const entries = new Array(providers.length);
+  let key = '';
+  for (let i = 0; i < providers.length; i++) {
+    entries[i] = providerEntry(providers[i], i);
+    key += `${entries[i].key},`;
+  }
+  let compiled = compiledByKey.get(key);
+  if (compiled === undefined) {
+    const members = providers.slice();
+    const metadata = members.map((p) => p.metadata);
+    const text = `[${entries.map((e) => e.json).join(',')}]`;
+    compiled = new Compiled(new native.NativeRouteTable(text, 'default'), members, metadata);
+    if (compiledByKey.size >= COMPILED_CACHE_CAP) {
+      compiledByKey.delete(compiledByKey.keys().next().value);
+    }
+  } else {
+    compiledByKey.delete(key);
+  }
+  compiledByKey.set(key, compiled);
+  compiledByArray.set(providers, { members: providers.slice(), compiled });
+  return compiled;
+}
+
+/** Upstream's `route(input)`: `value.provider` and the alternates are the caller's provider objects. */
+function route(input) {
+  expectObject(input, 'input');
+  expectArray(input.providers, 'input.providers');
+  return compiledFor(input.providers).route(requestJson(input));
+}
+
+// ---------------------------------------------------------------------------------------
+// Versions (agents.md §1.2)
+
+function pickVersion(available, range) {
+  expectArray(available, 'available');
+  if (range !== undefined) expectString(range, 'range');
+  let versions = available;
+  for (let i = 0; i < available.length; i++) {
+    // npm's maxSatisfying skips what is not a version string; so does an empty string here.
+    if (typeof available[i] !== 'string') {
+      versions = available.map((v) => (typeof v === 'string' ? v : ''));
+      break;
+    }
+  }
+  const index = native.pickVersion(versions, range);
+  if (index >= 0) return { kind: 'ok', version: available[index] };
+  return index === -1 ? { kind: 'invalid-range' } : { kind: 'not-satisfiable' };
+}
+
+function validRange(range) {
+  expectString(range, 'range');
+  return native.validRange(range);
+}
+
+// ---------------------------------------------------------------------------------------
+// Instructions (agents.md §3)
+
+function renderInstructions(agent, context, prompt) {
+  expectObject(agent, 'agent');
+  expectObject(context, 'context');
+  let template;
+  let declared;
+  if (prompt !== undefined) {
+    expectObject(prompt, 'prompt');
+    template = expectString(prompt.template, 'prompt.template');
+    declared = prompt.parameters ?? [];
+  } else if (typeof agent.instructions === 'string') {
+    template = agent.instructions;
+    declared = agent.parameters ?? [];
+  } else {
+    const ref = expectObject(agent.instructions, 'agent.instructions');
+    return {
+      ok: false,
+      error: {
+        code: 'render-failure',
+        message: `The instructions come from prompt block "${ref.prompt}" (${ref.version}), which wasn't loaded`,
+        cause: null,
+      },
+    };
+  }
+  expectArray(declared, 'the declared parameters');
+  const parameters = expectObject(context.parameters, 'context.parameters');
+  if (context.clock !== undefined && typeof context.clock !== 'function') {
+    throw misuse(`context.clock must be a function, got ${describe(context.clock)}`);
+  }
+  const conversation = context.conversation;
+  if (conversation !== undefined) {
+    expectObject(conversation, 'context.conversation');
+    expectString(conversation.id, 'context.conversation.id');
+    if (!Number.isSafeInteger(conversation.turn) || conversation.turn < 0) {
+      throw misuse(`context.conversation.turn must be a turn number, got ${describe(conversation.turn)}`);
+    }
+  }
+  if (context.settings !== undefined) expectObject(context.settings, 'context.settings');
+  const at = context.clock === undefined ? new Date() : context.clock();
+  if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
+    throw misuse('context.clock() must return a valid Date');
+  }
+  const now = at.toISOString();
+  const identity = { id: agent.id, name: agent.name, version: agent.version };
+  const outcome = native.renderPrompt(template, json(renderPayload(template, declared, context, now, identity), 'the render context'));
+  if (typeof outcome === 'string') {
+    return { ok: true, value: { rendered: outcome, context: mergedContext(declared, context, now, identity) } };
+  }
+  if (outcome.code === 'missing-parameter') {
+    const error = { code: 'missing-parameter', message: outcome.message };
+    if (outcome.parameterName != null) error.parameterName = outcome.parameterName;
+    return { ok: false, error };
+  }
+  // The cause stands for the template engine's error; a stack trace of this function would
+  // say nothing about the template, and capturing one costs more than the render.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  const cause = new Error(outcome.message.replace(/^Template render failed: /, ''));
+  Error.stackTraceLimit = limit;
+  cause.name = 'RenderError';
+  return { ok: false, error: { code: 'render-failure', message: outcome.message, cause } };
+}
+
+/**
+ * Template text → `{computed, occurs}`: whether it may read a global by a computed name
+ * (`{{ [key] }}`), and which names occur in its text (filled as names are asked about).
+ */
+const templateFacts = new Map();
+/** Templates kept; past this the map starts over (a bound on memory). */
+const TEMPLATE_MAP_CAP = 8192;
+/** Longer templates are not kept (past runstart's 256 KiB template cap they do not parse). */
+const TEMPLATE_MAP_MAX_LENGTH = 256 * 1024;
+/** Names remembered per template (callers with endless distinct parameter names). */
+const NAMES_PER_TEMPLATE_CAP = 256;
+
+function factsOf(template) {
+  let facts = templateFacts.get(template);
+  if (facts === undefined) {
+    // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
+    // reads a global whose name need not appear in the text.
+    facts = { computed: /(?:^|[^\w\])?-])\[/.test(template), occurs: new Map() };
+    if (template.length <= TEMPLATE_MAP_MAX_LENGTH) {
+      if (templateFacts.size >= TEMPLATE_MAP_CAP) templateFacts.clear();
+      templateFacts.set(template, facts);
+    }
+  }
+  return facts;
+}
+
+function occurs(facts, template, name) {
+  let yes = facts.occurs.get(name);
+  if (yes === undefined) {
+    yes = template.includes(name);
+    if (facts.occurs.size < NAMES_PER_TEMPLATE_CAP) facts.occurs.set(name, yes);
+  }
+  return yes;
+}
+
+/**
+ * What the render needs, as upstream's merged context would give it. A render reads a
+ * global only through a name written in the template (unless a path starts with `[`), so
+ * supplied values and auto-variables whose names do not occur in the text are left out;
+ * a declared parameter that does not occur is sent only as present or absent, which is all
+ * the missing-parameter check reads. The tests replay every conformance template this way.
+ */
+function renderPayload(template, declared, context, now, identity) {
+  const parameters = context.parameters;
+  const facts = factsOf(template);
+  if (facts.computed) {
+    return {
+      declared,
+      parameters,
+      now,
+      agent: identity,
+      conversation: context.conversation,
+      input: context.input,
+      settings: context.settings,
+    };
+  }
+  const sent = {};
+  for (const name of Object.keys(parameters)) {
+    if (occurs(facts, template, name)) sent[name] = parameters[name];
+  }
+  const slim = new Array(declared.length);
+  for (let i = 0; i < declared.length; i++) {
+    const p = declared[i];
+    if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
+    if (typeof p.name === 'string' && occurs(facts, template, p.name)) {
+      slim[i] = p;
+    } else {
+      slim[i] = { name: p.name, required: p.required, default: p.default === undefined ? undefined : null };
+      if (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined) sent[p.name] = null;
+    }
+  }
+  return {
+    declared: slim,
+    parameters: sent,
+    now,
+    agent: identity,
+    conversation: occurs(facts, template, 'conversation') ? context.conversation : undefined,
+    input: occurs(facts, template, 'input') ? context.input : undefined,
+    settings: occurs(facts, template, 'settings') ? context.settings : undefined,
+  };
+}
+
+/** The context upstream renders against and returns: defaults, parameters, auto-variables. */
+function mergedContext(declared, context, now, identity) {
+  const values = {};
+  for (const p of declared) if (p && p.default !== undefined) values[p.name] = p.default;
+  for (const [k, v] of Object.entries(context.parameters)) values[k] = v;
+  values.today = now.slice(0, 10);
+  values.now = now;
+  values.agent = identity;
+  if (context.conversation !== undefined) {
+    values.conversation = { id: context.conversation.id, turn: context.conversation.turn };
+  }
+  if (context.input !== undefined) values.input = context.input;
+  if (context.settings !== undefined) values.settings = context.settings;
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------
+// Pack indexes (flows.md §3)
+
+function canonicalOption(options, what) {
+  if (options === undefined) return undefined;
+  expectObject(options, what);
+  const check = options.checkCanonicalForm;
+  if (check !== undefined && typeof check !== 'boolean') {
+    throw misuse(`${what}.checkCanonicalForm must be a boolean, got ${describe(check)}`);
+  }
+  return check;
+}
+
+/** Validates off the JavaScript thread; misuse rejects the promise. */
+function validateIndex(index, options) {
+  try {
+    const input = indexBytes(index, 'index');
+    const check = canonicalOption(options, 'options');
+    return native.validateIndex(input, check).then(JSON.parse);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+function validateIndexSync(index, options) {
+  const input = indexBytes(index, 'index');
+  return JSON.parse(native.validateIndexSync(input, canonicalOption(options, 'options')));
+}
+
+function indexHash(index) {
+  return native.indexHash(indexBytes(index, 'index'));
+}
+
+// ---------------------------------------------------------------------------------------
+// Run start (agents.md §1.4, §3, §4.4)
+
+const ATTACH = Symbol('attach');
+
+class RunStart {
+  #native;
+
+  constructor(token, shareId) {
+    this.#native = new native.NativeRunStart(token === ATTACH ? shareId : undefined);
+  }
+
+  /** The same registry as the `RunStart` whose `shareId` this is, from any thread of the process. */
+  static attach(shareId) {
+    if (!Number.isInteger(shareId) || shareId < 0 || shareId > 0xffffffff) {
+      throw misuse(`shareId must be an integer from RunStart#shareId, got ${describe(shareId)}`);
+    }
+    return new RunStart(ATTACH, shareId);
+  }
+
+  /** Names this registry for `RunStart.attach` (e.g. in a worker thread). */
+  get shareId() {
+    return this.#native.shareId;
+  }
+
+  registerPack(tenantId, index) {
+    expectString(tenantId, 'tenantId');
+    const input =
+      typeof index === 'object' && index !== null && !ArrayBuffer.isView(index) && !(index instanceof ArrayBuffer)
+        ? json(index, 'index')
+        : indexBytes(index, 'index');
+    this.#native.registerPack(tenantId, input);
+  }
+
+  /** Takes `ProviderMetadata`, or a `ModelProvider` (its `metadata` is registered). */
+  registerProvider(tenantId, provider) {
+    expectString(tenantId, 'tenantId');
+    expectObject(provider, 'provider');
+    const metadata =
+      typeof provider.metadata === 'object' && provider.metadata !== null ? provider.metadata : provider;
+    this.#native.registerProvider(tenantId, json(metadata, 'provider'));
+  }
+
+  unregisterProvider(tenantId, providerId) {
+    return this.#native.unregisterProvider(expectString(tenantId, 'tenantId'), expectString(providerId, 'providerId'));
+  }
+
+  setTenantPolicy(tenantId, policy) {
+    expectString(tenantId, 'tenantId');
+    if (policy !== undefined && policy !== null) expectObject(policy, 'policy');
+    this.#native.setTenantPolicy(tenantId, policy == null ? undefined : json(policy, 'policy'));
+  }
+
+  retireTool(tenantId, toolId, version) {
+    return this.#native.retireTool(
+      expectString(tenantId, 'tenantId'),
+      expectString(toolId, 'toolId'),
+      expectString(version, 'version'),
+    );
+  }
+
+  removeTool(tenantId, toolId, version) {
+    return this.#native.removeTool(
+      expectString(tenantId, 'tenantId'),
+      expectString(toolId, 'toolId'),
+      expectString(version, 'version'),
+    );
+  }
+
+  /** `{kind: 'ok', value: plan}` or `{kind: 'err', error}`; `now` defaults to the clock. */
+  prepare(request) {
+    expectObject(request, 'request');
+    const full = request.now === undefined ? { ...request, now: new Date().toISOString() } : request;
+    return JSON.parse(this.#native.prepare(json(full, 'request')));
+  }
+}
+
+module.exports = {
+  RouteTable,
+  route,
+  pickVersion,
+  validRange,
+  renderInstructions,
+  validateIndex,
+  validateIndexSync,
+  indexHash,
+  RunStart,
+  /** Test hooks, not part of the API: force a panic inside the addon. */
+  __testing: {
+    armPanic: (skip) => native.armPanicForTest(skip),
+    panic: () => native.panicForTest(),
+    libraryPath: findLibrary,
+  },
+};

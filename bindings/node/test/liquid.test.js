@@ -1,0 +1,154 @@
+'use strict';
+// The Liquid conformance templates (`../shared/conformance/liquid/`, LiquidJS 10.30.1's
+// answers) rendered through `renderInstructions`, with the verdicts the Rust suite checks:
+// output, undefined variable (as `missing-parameter` with its path), or another error (as
+// `render-failure`). As in the Rust suite, at least 99% of verdicts and 95% of outputs agree.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { renderInstructions } = require('..');
+const { sharedFile, jsonLines } = require('./helpers');
+
+const AUTO = new Set(['today', 'now', 'agent', 'conversation', 'input', 'settings']);
+
+function expectedVerdict(render) {
+  if (typeof render.output === 'string') return { output: render.output };
+  const message = render.error ?? '';
+  const prefix = 'undefined variable: ';
+  if (message.startsWith(prefix)) {
+    // The message ends with ", line:<l>, col:<c>".
+    const rest = message.slice(prefix.length);
+    return { undefined: rest.split(', ').slice(0, -2).join(', ') || rest };
+  }
+  return { other: true };
+}
+
+test('Liquid render verdicts through renderInstructions', (t) => {
+  const lines = sharedFile(t, 'conformance/liquid/templates.jsonl');
+  const ctxText = sharedFile(t, 'conformance/liquid/render-context.json');
+  if (lines === null || ctxText === null) return;
+  const ctx = JSON.parse(ctxText);
+  const parameters = {};
+  for (const [k, v] of Object.entries(ctx)) if (!AUTO.has(k)) parameters[k] = v;
+  const context = {
+    parameters,
+    conversation: ctx.conversation,
+    input: ctx.input,
+    settings: ctx.settings,
+    clock: () => new Date(ctx.now),
+  };
+  const agentOf = (instructions) => ({ ...ctx.agent, instructions, parameters: [] });
+  let total = 0;
+  let verdictOk = 0;
+  let outputOk = 0;
+  let parseFailures = 0;
+  let parseFailuresOk = 0;
+  for (const row of jsonLines(lines)) {
+    const result = renderInstructions(agentOf(row.template), context);
+    if (row.parseError !== null) {
+      // A template that does not parse fails the render as LiquidJS's parse error.
+      parseFailures++;
+      if (!result.ok && result.error.code === 'render-failure') parseFailuresOk++;
+      continue;
+    }
+    if (row.render === null || row.render === undefined) continue;
+    total++;
+    const want = expectedVerdict(row.render);
+    let ours;
+    if (result.ok) ours = { output: result.value.rendered };
+    else if (result.error.code === 'missing-parameter') ours = { undefined: result.error.parameterName };
+    else ours = { other: true };
+    const sameClass =
+      ('output' in ours && 'output' in want) ||
+      ('other' in ours && 'other' in want) ||
+      ('undefined' in ours && ours.undefined === want.undefined);
+    if (sameClass) verdictOk++;
+    try {
+      assert.deepStrictEqual(ours, want);
+      outputOk++;
+    } catch {}
+    if (result.ok) {
+      // The returned context is what was rendered against, auto-variables included.
+      assert.equal(result.value.context.now, ctx.now);
+      assert.equal(result.value.context.today, ctx.today);
+    }
+  }
+  t.diagnostic(`render verdict agrees: ${verdictOk}/${total}; output byte-equal: ${outputOk}/${total}`);
+  t.diagnostic(`templates that do not parse answered render-failure: ${parseFailuresOk}/${parseFailures}`);
+  assert.ok(total > 3000, `${total} render cases`);
+  assert.ok(verdictOk * 100 >= total * 99, `render verdict below 99%: ${verdictOk}/${total}`);
+  assert.ok(outputOk * 100 >= total * 95, `render output below 95%: ${outputOk}/${total}`);
+  assert.equal(parseFailuresOk, parseFailures);
+});
+
+test("upstream's prompt cases (agents.md §5.5)", () => {
+  const clock = () => new Date('2026-09-17T15:30:00Z');
+  const agent = {
+    id: 'acme.test',
+    name: 'Test',
+    version: '1.0.0',
+    instructions: 'You are {{ agent.name }} for {{ firm }}. Today is {{ today }}.',
+    parameters: [{ name: 'firm' }, { name: 'tone', required: false }, { name: 'lang', default: 'en' }],
+  };
+  const ok = renderInstructions(agent, { parameters: { firm: 'Acme LLP' }, clock });
+  assert.deepStrictEqual(ok, {
+    ok: true,
+    value: {
+      rendered: 'You are Test for Acme LLP. Today is 2026-09-17.',
+      context: {
+        lang: 'en',
+        firm: 'Acme LLP',
+        today: '2026-09-17',
+        now: '2026-09-17T15:30:00.000Z',
+        agent: { id: 'acme.test', name: 'Test', version: '1.0.0' },
+      },
+    },
+  });
+  assert.deepStrictEqual(renderInstructions(agent, { parameters: {}, clock }), {
+    ok: false,
+    error: { code: 'missing-parameter', message: 'Required parameter missing: firm', parameterName: 'firm' },
+  });
+  const two = { ...agent, parameters: [{ name: 'a' }, { name: 'b' }] };
+  assert.deepStrictEqual(renderInstructions(two, { parameters: { a: undefined }, clock }), {
+    ok: false,
+    error: { code: 'missing-parameter', message: 'Required parameters missing: a, b' },
+  });
+  const typo = { ...agent, instructions: '{{ settings["acme.reply-style"].maxSentences }}' };
+  assert.deepStrictEqual(renderInstructions(typo, { parameters: { firm: 'x' }, settings: {}, clock }), {
+    ok: false,
+    error: {
+      code: 'missing-parameter',
+      message: 'Template references an unresolved variable: settings.acme.reply-style',
+      parameterName: 'settings.acme.reply-style',
+    },
+  });
+  const bad = renderInstructions({ ...agent, instructions: '{{ firm | nosuch }}' }, { parameters: { firm: 'x' }, clock });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.code, 'render-failure');
+  assert.match(bad.error.message, /^Template render failed: undefined filter: nosuch/);
+  assert.ok(bad.error.cause instanceof Error);
+  const ref = { ...agent, instructions: { prompt: 'acme.prompt', version: '^1.0.0' } };
+  assert.deepStrictEqual(renderInstructions(ref, { parameters: {}, clock }), {
+    ok: false,
+    error: {
+      code: 'render-failure',
+      message: 'The instructions come from prompt block "acme.prompt" (^1.0.0), which wasn\'t loaded',
+      cause: null,
+    },
+  });
+  // A prompt block's template and parameters win over the agent's.
+  const fromBlock = renderInstructions(ref, { parameters: { who: 'Ada' }, clock }, {
+    template: 'Hello {{ who }} at {{ conversation.turn }}',
+    parameters: [{ name: 'who' }],
+  });
+  assert.equal(fromBlock.ok, false); // no conversation passed: conversation.turn is undefined
+  const withTurn = renderInstructions(
+    ref,
+    { parameters: { who: 'Ada' }, conversation: { id: 'c-1', turn: 3 }, clock },
+    { template: 'Hello {{ who }} at {{ conversation.turn }}', parameters: [{ name: 'who' }] },
+  );
+  assert.equal(withTurn.value.rendered, 'Hello Ada at 3');
+  // A null default counts as a default (upstream checks `default !== undefined`).
+  const nullDefault = { ...agent, instructions: '[{{ x }}]', parameters: [{ name: 'x', default: null }] };
+  assert.equal(renderInstructions(nullDefault, { parameters: {}, clock }).value.rendered, '[]');
+});
