@@ -638,6 +638,8 @@ fn a_library_user_compiles_no_cli_dependency() {
     let out = Command::new(cargo)
         .args([
             "tree",
+            "-p",
+            "runstart",
             "-e",
             "normal",
             "--no-default-features",
@@ -668,6 +670,8 @@ fn a_library_user_compiles_no_cli_dependency() {
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .args([
             "tree",
+            "-p",
+            "runstart",
             "-e",
             "normal",
             "--locked",

@@ -193,7 +193,7 @@ export interface Explanation {
   readonly requirements: readonly string[];
   /** One entry per tuple, in expansion order. */
   readonly tuples: readonly {
-    readonly provider: string;
+    readonly providerId: string;
     readonly model: string;
     /** One outcome per requirement, in requirement order (kind gate, needs, tenant rules). */
     readonly requirements: readonly RequirementOutcome[];
@@ -206,7 +206,7 @@ export interface Explanation {
     readonly rank: number | null;
   }[];
   readonly outcome:
-    | { readonly ok: { provider: string; model: string; alternates: [string, string][]; fallback: boolean; reason: string } }
+    | { readonly ok: { providerId: string; model: string; alternates: [string, string][]; fallback: boolean; reason: string } }
     | { readonly err: CapabilityUnsatisfiableError };
 }
 

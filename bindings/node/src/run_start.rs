@@ -81,14 +81,23 @@ impl NativeRunStart {
         guard(&env, || {
             let bytes = input_bytes(index);
             let loaded = runstart::index::load(&bytes);
-            let Some(pack) = loaded.index else {
-                let issues = loaded.report.issues();
-                let why = issues.first().map(|i| i.message()).unwrap_or_default();
-                return Err(Failure::new(
-                    "invalid-index",
-                    format!("the bytes are not a usable pack index: {why}"),
-                )
-                .with_extra(json!({ "issues": issues })));
+            // As `runstart plan`: any load-time problem (not JSON, wrong envelope, an entry
+            // of the wrong shape) refuses the pack with every such issue, in validate's
+            // order, so an entry left out for its shape never shows up later as "not found".
+            let mut report = loaded.report;
+            let pack = match loaded.index {
+                Some(pack) if !report.has_errors() => pack,
+                _ => {
+                    report.sort();
+                    return Err(Failure::new(
+                        "invalid-index",
+                        format!(
+                            "the bytes are not a usable pack index ({} error(s)); validateIndex explains each",
+                            report.error_count()
+                        ),
+                    )
+                    .with_extra(json!({ "issues": report.issues() })));
+                }
             };
             match self.inner.register_pack(&tenant, &pack) {
                 Ok(()) => Ok(()),

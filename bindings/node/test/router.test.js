@@ -127,7 +127,7 @@ test('RouteTable register, unregister and explain', () => {
   );
   const explained = table.explain(vision);
   assert.equal(explained.tuples.length, 2);
-  assert.equal(explained.outcome.ok.provider, 'seeing');
+  assert.equal(explained.outcome.ok.providerId, 'seeing');
   assert.equal(table.unregister('seeing'), true);
   assert.equal(table.unregister('seeing'), false);
   assert.equal(table.route(vision).kind, 'err');

@@ -55,18 +55,18 @@ for (const [pack, agent, parameters] of runs) {
   });
 }
 
-test('the broken pack is refused with every issue, as runstart plan refuses it', (t) => {
+test('the broken pack is refused with every load issue, as runstart plan refuses it', (t) => {
   const file = packFile('broken');
   const args = ['plan', file, '--providers', 'fixtures/providers.json', '--agent', 'support.triage', '--now', NOW];
   const expected = cli(t, args);
   if (expected === null) return;
-  assert.equal(expected.error.code, 'pack-not-registered');
+  assert.equal(expected.error.code, 'invalid-index');
   const rs = new RunStart();
   assert.throws(
     () => rs.registerPack('acme', packBytes('broken')),
     (e) => {
       assert.ok(e instanceof Error);
-      assert.equal(e.code, 'pack-not-registered');
+      assert.equal(e.code, 'invalid-index');
       assert.deepStrictEqual(e.issues, expected.error.issues);
       return true;
     },
