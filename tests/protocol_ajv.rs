@@ -2,22 +2,17 @@
 //! answers (upstream's pack-service options, `useDefaults` included) for 970 inputs generated
 //! against the fixture packs' tool input schemas (`generate.sh` beside it).
 //!
-//! `valid` must agree on every input. The issues are the schema module's
-//! (`CompiledSchema::issues`), which the protocol passes on unchanged; where they still differ
-//! from Ajv's, the difference is the schema module's, listed in `KNOWN_ISSUE_DIFFERENCES` and
-//! counted, so its Ajv-parity work shows here as that list shrinking.
+//! `valid` and the issues (the schema module's `CompiledSchema::issues`, which the protocol
+//! passes on unchanged) must equal Ajv's on every input.
 
 use runstart::protocol::Deployment;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-/// Keywords whose Ajv issue the schema module does not yet reproduce exactly (measured
-/// 2026-12-01: 939 of 970 inputs have Ajv's exact issues, the other 31 differ only here):
-/// `additionalProperties` (Ajv: one issue per unknown property, message `must NOT have
-/// additional properties`; today's message adds the property name, and several unknown
-/// properties make one issue) and `uniqueItems` (Ajv names the duplicates: `(items ## 1 and 0
-/// are identical)`, params `{i, j}`).
-const KNOWN_ISSUE_DIFFERENCES: &[&str] = &["additionalProperties", "uniqueItems"];
+/// Keywords whose Ajv issue the schema module does not reproduce exactly: none since the
+/// schema module's Ajv parity (before it, 31 of 970 differed in `additionalProperties` and
+/// `uniqueItems`).
+const KNOWN_ISSUE_DIFFERENCES: &[&str] = &[];
 
 fn ours(d: &Deployment, tool: &str, version: &str, data: &Value) -> (bool, Vec<Value>) {
     match d.validate_tool_input(tool, Some(version), data) {
@@ -104,10 +99,9 @@ fn tool_input_validation_matches_ajv() {
         "tool input vs Ajv: {instances} inputs, valid equal {valid_equal}, issues equal {issues_equal}, differing {differing:?}"
     );
     assert_eq!(instances, 970);
-    // Only ever up: the schema module's parity work raises it.
-    assert!(
-        issues_equal >= 939,
-        "{issues_equal} inputs with Ajv's exact issues"
+    assert_eq!(
+        issues_equal, instances,
+        "inputs with Ajv's exact issues: {differing:?}"
     );
     assert!(
         unexplained.is_empty(),

@@ -36,8 +36,10 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
+    // npm collapses whitespace runs before reading a range, so the cap applies to the
+    // collapsed, trimmed text (computed here independently of the parser).
     assert!(
-        range_text.len() <= MAX_RANGE_LENGTH,
+        collapsed_len(range_text) <= MAX_RANGE_LENGTH,
         "overlong range accepted"
     );
     let canonical = range.to_string();
@@ -115,3 +117,27 @@ fuzz_target!(|data: &[u8]| {
         None => assert!(!any),
     }
 });
+
+/// JavaScript's `\s`: the whitespace npm collapses.
+fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+/// Length in bytes of `text` trimmed, with every whitespace run counted as one space.
+fn collapsed_len(text: &str) -> usize {
+    let words: Vec<&str> = text.split(is_js_space).filter(|w| !w.is_empty()).collect();
+    words.iter().map(|w| w.len()).sum::<usize>() + words.len().saturating_sub(1)
+}

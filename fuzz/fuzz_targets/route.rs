@@ -209,7 +209,12 @@ fuzz_target!(|data: &[u8]| {
         let Ok(value) = generate(&mut u) else {
             return;
         };
-        serde_json::from_value(value).expect("the generator writes valid route inputs")
+        // The generator also writes shapes the strict wire types refuse (a need with two
+        // keys or none): those are input errors, not routes.
+        match serde_json::from_value(value) {
+            Ok(i) => i,
+            Err(_) => return,
+        }
     };
     let reference = route(&input);
     let snapshot = RouteSnapshot::compile(input.providers.clone());

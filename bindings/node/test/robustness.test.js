@@ -178,3 +178,19 @@ test('errors are plain values where upstream returns values', () => {
   const withPolicy = table.route({ capability: { needs: [] }, tenantPolicy: { tenantId: 't-1' } });
   assert.equal(withPolicy.error.tenantId, 't-1');
 });
+
+test('a misspelt tenant policy is refused, never ignored (issue: fail closed)', () => {
+  // `deniedProviders` is not a policy field: upstream would ignore it and route to the
+  // provider the tenant meant to exclude; runstart refuses it, naming the field.
+  const policy = { deniedProviders: ['anthropic-eu'] };
+  const capability = { kind: 'llm-inference', needs: [{ feature: 'tool-use' }] };
+  const names = (e) =>
+    e instanceof Error && e.code === 'invalid-argument' && /deniedProviders/.test(e.message) && /unknown field/.test(e.message);
+  const table = new RouteTable(providers);
+  assert.throws(() => table.route({ capability, tenantPolicy: policy }), names);
+  assert.throws(() => route({ capability, tenantPolicy: policy, providers: providers.map((metadata) => ({ metadata })) }), names);
+  const rs = registry();
+  assert.throws(() => rs.setTenantPolicy('acme', policy), names);
+  // A misspelt need key is an input error too, not an unsatisfiable route.
+  assert.throws(() => table.route({ capability: { needs: [{ feture: 'tool-use' }] } }), (e) => invalid(e) && /feture/.test(e.message));
+});
