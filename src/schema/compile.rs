@@ -527,7 +527,7 @@ struct Cx {
 }
 
 /// The 2020-12 meta-schema documents, which every schema may reference by `$id`.
-fn meta_documents() -> [&'static Value; 8] {
+pub(super) fn meta_documents() -> [&'static Value; 8] {
     use referencing::meta;
     [
         &**meta::DRAFT202012,

@@ -39,17 +39,7 @@ pub const INVALID_SCHEMA: &str = "invalid-schema";
 fn meta_programs() -> &'static Vec<(String, compile::Program)> {
     static META: OnceLock<Vec<(String, compile::Program)>> = OnceLock::new();
     META.get_or_init(|| {
-        use referencing::meta;
-        let docs: [&'static Value; 8] = [
-            &**meta::DRAFT202012,
-            &**meta::DRAFT202012_CORE,
-            &**meta::DRAFT202012_APPLICATOR,
-            &**meta::DRAFT202012_UNEVALUATED,
-            &**meta::DRAFT202012_VALIDATION,
-            &**meta::DRAFT202012_META_DATA,
-            &**meta::DRAFT202012_FORMAT_ANNOTATION,
-            &**meta::DRAFT202012_CONTENT,
-        ];
+        let docs = compile::meta_documents();
         let opts = compile::Options {
             strict: true,
             allow_union_types: true,

@@ -350,7 +350,7 @@ pub(crate) fn apply<'a>(
             if count == 1.0 {
                 items.into_iter().next().unwrap_or(Val::Undef)
             } else {
-                let n = js_slice_end(count, items.len());
+                let n = super::value::js_slice_index(count, items.len());
                 Val::Arr(Rc::new(items.into_iter().take(n).collect()))
             }
         }
@@ -863,22 +863,6 @@ fn scope_read<'a>(item: &Val<'a>, path: &[String]) -> Result<Val<'a>, FilterErro
         }
     }
     Ok(cur)
-}
-
-/// `String.prototype.split` with a string separator (an empty one splits UTF-16 units).
-fn js_slice_end(n: f64, len: usize) -> usize {
-    if n.is_nan() {
-        return 0;
-    }
-    let n = n.trunc();
-    if n < 0.0 {
-        let v = len as f64 + n;
-        if v < 0.0 { 0 } else { v as usize }
-    } else if n > len as f64 {
-        len
-    } else {
-        n as usize
-    }
 }
 
 /// Strips the UTF-16 units of `set` from the left and/or right of `s`.

@@ -373,11 +373,11 @@ impl<'a> Renderer<'a> {
             Some(v) => to_number(&v),
         };
         if let Some(off) = get("offset").filter(|v| !matches!(v, Val::Undef)) {
-            let start = js_slice_index(to_number(&off), items.len());
+            let start = super::value::js_slice_index(to_number(&off), items.len());
             items.drain(..start);
         }
         if let Some(lim) = get("limit").filter(|v| !matches!(v, Val::Undef)) {
-            let end = js_slice_index(to_number(&lim), items.len());
+            let end = super::value::js_slice_index(to_number(&lim), items.len());
             items.truncate(end);
         }
         if get("reversed").is_some_and(|v| !matches!(v, Val::Undef)) {
@@ -427,10 +427,10 @@ impl<'a> Renderer<'a> {
             .filter(|v| v.truthy_js())
             .map(|v| to_number(&v))
             .unwrap_or(0.0);
-        let start = js_slice_index(offset, items.len());
+        let start = super::value::js_slice_index(offset, items.len());
         let end = match get("limit").filter(|v| !matches!(v, Val::Undef)) {
-            Some(l) => js_slice_index(offset + to_number(&l), items.len()),
-            None => js_slice_index(offset + items.len() as f64, items.len()),
+            Some(l) => super::value::js_slice_index(offset + to_number(&l), items.len()),
+            None => super::value::js_slice_index(offset + items.len() as f64, items.len()),
         };
         items = if start < end {
             items.drain(start..end).collect()
@@ -750,22 +750,6 @@ impl<'a> Renderer<'a> {
             }
         }
         Ok(cur)
-    }
-}
-
-/// `Array.prototype.slice` index normalisation for a non-negative result.
-fn js_slice_index(n: f64, len: usize) -> usize {
-    if n.is_nan() {
-        return 0;
-    }
-    let n = n.trunc();
-    if n < 0.0 {
-        let v = len as f64 + n;
-        if v < 0.0 { 0 } else { v as usize }
-    } else if n > len as f64 {
-        len
-    } else {
-        n as usize
     }
 }
 

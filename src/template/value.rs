@@ -676,6 +676,22 @@ fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> boo
     true
 }
 
+/// `Array.prototype.slice` index normalisation for a non-negative result.
+pub(super) fn js_slice_index(n: f64, len: usize) -> usize {
+    if n.is_nan() {
+        return 0;
+    }
+    let n = n.trunc();
+    if n < 0.0 {
+        let v = len as f64 + n;
+        if v < 0.0 { 0 } else { v as usize }
+    } else if n > len as f64 {
+        len
+    } else {
+        n as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
