@@ -156,11 +156,14 @@ pub fn write_json<T: serde::Serialize + ?Sized>(
 pub fn read_capped(path: &Path, cap: usize) -> io::Result<Vec<u8>> {
     use std::io::Read as _;
     let file = std::fs::File::open(path)?;
-    // A regular file says its size: allocate once (never more than the cap allows).
-    let hint = file
-        .metadata()
-        .map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX))
-        .min(cap.saturating_add(1));
+    // A regular file says its size: allocate once (never more than the cap allows). A pipe or
+    // device does not: reserve the whole cap up front, which costs address space only (pages
+    // are touched as bytes arrive), so a long stream is never copied by the buffer doubling.
+    let hint = match file.metadata() {
+        Ok(m) if m.is_file() => usize::try_from(m.len()).unwrap_or(usize::MAX),
+        _ => usize::MAX,
+    }
+    .min(cap.saturating_add(1));
     let mut bytes = Vec::with_capacity(hint);
     let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
     file.take(limit).read_to_end(&mut bytes)?;
