@@ -7,6 +7,7 @@
 //! compiles, and their 350 instances). Each bench asserts its answer before timing.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use runstart::diagnostics::IssueCode;
 use runstart::schema::CompiledSchema;
 use serde_json::{Value, json};
 use std::hint::black_box;
@@ -63,7 +64,11 @@ fn benches(c: &mut Criterion) {
         "score": 2, "tags": ["a", "a"], "meta": {"turn": 0}, "extra": true});
     let compiled = CompiledSchema::compile(&schema).expect("the agent output schema compiles");
     assert!(compiled.is_valid(&valid));
-    assert!(!compiled.issues(&invalid, "", "x").is_empty());
+    assert!(
+        !compiled
+            .issues(&invalid, "", IssueCode::SettingsValues)
+            .is_empty()
+    );
 
     let mut g = c.benchmark_group("schema_compile");
     g.bench_function("agent_output", |b| {
@@ -89,7 +94,9 @@ fn benches(c: &mut Criterion) {
         b.iter(|| compiled.is_valid(black_box(&valid)))
     });
     g.bench_function("agent_output_invalid_issues", |b| {
-        b.iter_with_large_drop(|| compiled.issues(black_box(&invalid), "/x", "settings-values"))
+        b.iter_with_large_drop(|| {
+            compiled.issues(black_box(&invalid), "/x", IssueCode::SettingsValues)
+        })
     });
     let compiled_cases: Vec<(CompiledSchema, &Vec<Value>)> = cases
         .iter()
@@ -102,7 +109,10 @@ fn benches(c: &mut Criterion) {
             b.iter_with_large_drop(|| {
                 compiled_cases
                     .iter()
-                    .flat_map(|(c, d)| d.iter().map(|v| c.issues(black_box(v), "", "x").len()))
+                    .flat_map(|(c, d)| {
+                        d.iter()
+                            .map(|v| c.issues(black_box(v), "", IssueCode::SettingsValues).len())
+                    })
                     .sum::<usize>()
             })
         });

@@ -10,6 +10,7 @@
 //! A tool reference's range is parsed once into a [`ToolRange`] (when its agent is loaded);
 //! [`Catalog::resolve`] then allocates nothing unless it fails.
 
+use crate::diagnostics::IssueCode;
 use crate::range::{Range, RangeError, compare_versions, pack_release};
 use semver::Version;
 use std::collections::HashMap;
@@ -148,12 +149,12 @@ pub enum ResolveError {
 
 impl ResolveError {
     /// The stable code of the spec (`agents.md` §1.3).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> IssueCode {
         match self {
-            ResolveError::ToolNotFound { .. } => "tool-not-found",
-            ResolveError::InvalidVersionRange { .. } => "invalid-version-range",
-            ResolveError::ToolVersionUnresolvable { .. } => "tool-version-unresolvable",
-            ResolveError::ToolVersionNotFound { .. } => "tool-version-not-found",
+            ResolveError::ToolNotFound { .. } => IssueCode::ToolNotFound,
+            ResolveError::InvalidVersionRange { .. } => IssueCode::InvalidVersionRange,
+            ResolveError::ToolVersionUnresolvable { .. } => IssueCode::ToolVersionUnresolvable,
+            ResolveError::ToolVersionNotFound { .. } => IssueCode::ToolVersionNotFound,
         }
     }
 

@@ -50,7 +50,7 @@ fn errors(v: &Value) -> Vec<Issue> {
 }
 
 fn codes_of(issues: &[Issue]) -> Vec<&str> {
-    issues.iter().map(Issue::code).collect()
+    issues.iter().map(|i| i.code().as_str()).collect()
 }
 
 #[track_caller]
@@ -387,7 +387,7 @@ fn structural_verdicts_agree_with_the_reference_schema() {
         let schema_ok = validator.is_valid(case);
         let ours: Vec<Issue> = check_loader(case)
             .into_iter()
-            .filter(|i| SCHEMA_BACKED.contains(&i.code()))
+            .filter(|i| SCHEMA_BACKED.contains(&i.code().as_str()))
             .collect();
         if schema_ok != ours.is_empty() {
             disagreements.push(format!("schema_ok={schema_ok} ours={ours:#?} case={case}"));
@@ -592,7 +592,10 @@ fn rule_4_unknown_node_references_both_endpoints() {
         ]),
     );
     let errs = errors(&v);
-    let got: Vec<_> = errs.iter().map(|i| (i.code(), i.message())).collect();
+    let got: Vec<_> = errs
+        .iter()
+        .map(|i| (i.code().as_str(), i.message()))
+        .collect();
     assert_eq!(
         got,
         [
@@ -1044,7 +1047,10 @@ fn rule_12_subgraph_nodes() {
     s["outputSchema"] = json!({"type": "not-a-real-type"});
     s["convergence"] = json!("quantum");
     let errs = check_loader(&with_node(s));
-    let got: Vec<_> = errs.iter().map(|i| (i.code(), i.message())).collect();
+    let got: Vec<_> = errs
+        .iter()
+        .map(|i| (i.code().as_str(), i.message()))
+        .collect();
     assert_eq!(
         got[0],
         (
@@ -1281,7 +1287,10 @@ fn rule_17_loop_bodies_at_any_depth() {
                {"id": "o3", "from": "a", "to": "deep"}, {"id": "o4", "from": "w", "to": "$end"}]),
     );
     let errs = errors(&with_node(outer));
-    let got: Vec<_> = errs.iter().map(|i| (i.code(), i.message())).collect();
+    let got: Vec<_> = errs
+        .iter()
+        .map(|i| (i.code().as_str(), i.message()))
+        .collect();
     assert_eq!(
         got,
         [
@@ -1352,7 +1361,7 @@ fn warnings_beyond_upstream() {
     );
     let got: Vec<_> = issues
         .iter()
-        .map(|i| (i.code(), i.instance_path()))
+        .map(|i| (i.code().as_str(), i.instance_path()))
         .collect();
     assert_eq!(
         got,
@@ -1386,7 +1395,7 @@ fn unknown_references_and_subgraphs_are_errors_by_default() {
     let issues = validate_flow(&v, &ctx, "/flows/2");
     let got: Vec<_> = issues
         .iter()
-        .map(|i| (i.severity(), i.code(), i.instance_path()))
+        .map(|i| (i.severity(), i.code().as_str(), i.instance_path()))
         .collect();
     assert_eq!(
         got,
@@ -1450,7 +1459,7 @@ fn one_pass_reports_every_violation() {
         "output": {"mapping": {}, "schema": {"type": 7}}
     });
     let errs = errors(&v);
-    let mut distinct: Vec<&str> = errs.iter().map(Issue::code).collect();
+    let mut distinct: Vec<&str> = errs.iter().map(|i| i.code().as_str()).collect();
     distinct.sort_unstable();
     distinct.dedup();
     let expected = [

@@ -97,7 +97,7 @@ fn deep_nesting_renders_in_linear_time_and_memory() {
         let text = format!("{}1{}", "{\"a\":".repeat(levels), "}".repeat(levels));
         let ((report, human), took, heap) = measured(|| validate_and_render(&text));
         assert_bounded(&format!("{levels} nested objects"), took, heap, 100 * MB);
-        let codes: Vec<&str> = report.issues().iter().map(|i| i.code()).collect();
+        let codes: Vec<&str> = report.issues().iter().map(|i| i.code().as_str()).collect();
         assert_eq!(codes, ["json-too-deep"]);
         // The position is the depth scan's own (where level 65 opens).
         assert_eq!(

@@ -279,7 +279,7 @@ fn matching_info(bytes: &[u8]) -> ServiceInfo {
 fn codes(issues: &[runstart::diagnostics::Issue]) -> Vec<(&str, &str, &str)> {
     issues
         .iter()
-        .map(|i| (i.code(), i.severity().as_str(), i.instance_path()))
+        .map(|i| (i.code().as_str(), i.severity().as_str(), i.instance_path()))
         .collect()
 }
 

@@ -185,7 +185,7 @@ fn check_reports_positions_and_kinds() {
     let got: Vec<_> = t
         .check(&allowed)
         .iter()
-        .map(|i| (i.code(), i.line(), i.col()))
+        .map(|i| (i.code().as_str(), i.line(), i.col()))
         .collect();
     assert_eq!(
         got,
@@ -477,7 +477,7 @@ fn partial_names_are_read_as_variables_by_the_analysis() {
     let codes: Vec<_> = t
         .check(&AllowedVariables::new().with_params(["m", "e"]))
         .iter()
-        .map(|i| i.code())
+        .map(|i| i.code().as_str())
         .collect();
     assert_eq!(codes, ["template-unsupported"]);
 }

@@ -93,7 +93,7 @@ fn check_info(args: CheckInfoArgs, out: &mut dyn Write) -> Result<u8, CliError> 
         .and_then(|v| parse_info(&v))
     {
         Ok(info) => check_service_info(&info, &deployment),
-        Err(e) => vec![Issue::error(e.code.as_str(), "", e.message)],
+        Err(e) => vec![Issue::error(e.code.issue_code(), "", e.message)],
     };
     let report: Report = issues.into_iter().collect();
     let (errors, warnings) = (report.error_count(), report.warning_count());

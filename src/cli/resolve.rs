@@ -117,7 +117,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
                     ),
                     _ => e.to_string(),
                 };
-                (e.code().to_owned(), message)
+                (e.code().to_string(), message)
             })
     };
     let mut failures = 0usize;

@@ -56,7 +56,7 @@ fn int(n: usize) -> i64 {
 pub fn log(files: &[FileIssues<'_>]) -> sarif::Sarif {
     let codes: BTreeSet<&str> = files
         .iter()
-        .flat_map(|f| f.issues.iter().map(Issue::code))
+        .flat_map(|f| f.issues.iter().map(|i| i.code().as_str()))
         .collect();
     let rules: Vec<sarif::ReportingDescriptor> = codes
         .iter()
@@ -99,7 +99,7 @@ pub fn log(files: &[FileIssues<'_>]) -> sarif::Sarif {
             };
             results.push(
                 sarif::Result::builder()
-                    .rule_id(issue.code())
+                    .rule_id(issue.code().as_str())
                     .level(level)
                     .message(
                         sarif::Message::builder()
@@ -162,7 +162,7 @@ pub fn github(files: &[FileIssues<'_>]) -> String {
             out.push_str(&format!(
                 "::{command} file={}{at},title={}::{}\n",
                 property(f.file),
-                property(issue.code()),
+                property(issue.code().as_str()),
                 data(&format!("{pointer}: {}", issue.message()))
             ));
         }

@@ -4,6 +4,7 @@ use super::sarif::{self, FileIssues};
 use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, write_json};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use runstart::diagnostics::IssueCode;
 use runstart::diagnostics::{Issue, Report, render};
 use runstart::validate::{ValidateOptions, validate_index};
 use serde::Serialize;
@@ -131,7 +132,7 @@ fn validate_files(args: &Args) -> Vec<FileResult> {
                 Err(e) => {
                     let mut report = Report::new();
                     report.push(Issue::error(
-                        "io-error",
+                        IssueCode::IoError,
                         "",
                         format!("cannot read {name}: {e}; check the path and its permissions"),
                     ));

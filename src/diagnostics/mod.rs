@@ -5,8 +5,11 @@
 //! Validators push issues into a [`Report`]; they never stop at the first problem. Rendering
 //! for people lives in [`render`]; the JSON form is the serde form of [`Report`].
 
+mod code;
 pub mod pointer;
 pub mod render;
+
+pub use code::{IssueCode, UnknownIssueCode};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -51,9 +54,9 @@ impl fmt::Display for Severity {
 /// # Examples
 ///
 /// ```
-/// use runstart::diagnostics::{Issue, Severity};
+/// use runstart::diagnostics::{Issue, IssueCode, Severity};
 ///
-/// let issue = Issue::error("envelope-version", "/v", "Index envelope v2 is not v1")
+/// let issue = Issue::error(IssueCode::EnvelopeVersion, "/v", "Index envelope v2 is not v1")
 ///     .with_keyword("const");
 /// assert_eq!(issue.severity(), Severity::Error);
 /// assert_eq!(issue.code(), "envelope-version");
@@ -63,7 +66,7 @@ impl fmt::Display for Severity {
 #[serde(rename_all = "camelCase")]
 pub struct Issue {
     severity: Severity,
-    code: Cow<'static, str>,
+    code: IssueCode,
     instance_path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     schema_path: Option<String>,
@@ -78,13 +81,13 @@ impl Issue {
     /// An issue of the given severity.
     pub fn new(
         severity: Severity,
-        code: impl Into<Cow<'static, str>>,
+        code: IssueCode,
         instance_path: impl Into<String>,
         message: impl Into<String>,
     ) -> Issue {
         Issue {
             severity,
-            code: code.into(),
+            code,
             instance_path: instance_path.into(),
             schema_path: None,
             keyword: None,
@@ -95,7 +98,7 @@ impl Issue {
 
     /// An [`Severity::Error`] issue.
     pub fn error(
-        code: impl Into<Cow<'static, str>>,
+        code: IssueCode,
         instance_path: impl Into<String>,
         message: impl Into<String>,
     ) -> Issue {
@@ -104,7 +107,7 @@ impl Issue {
 
     /// A [`Severity::Warning`] issue.
     pub fn warning(
-        code: impl Into<Cow<'static, str>>,
+        code: IssueCode,
         instance_path: impl Into<String>,
         message: impl Into<String>,
     ) -> Issue {
@@ -155,8 +158,8 @@ impl Issue {
     }
 
     /// The stable machine code, e.g. `tool-version-unresolvable`.
-    pub fn code(&self) -> &str {
-        &self.code
+    pub fn code(&self) -> IssueCode {
+        self.code
     }
 
     /// JSON Pointer (RFC 6901) to the offending value in the validated document.
@@ -188,11 +191,11 @@ impl Issue {
 /// `severity[code] pointer: message`, one line, the root pointer written `""`:
 ///
 /// ```
-/// use runstart::diagnostics::Issue;
+/// use runstart::diagnostics::{Issue, IssueCode};
 ///
-/// let issue = Issue::error("envelope-version", "/v", "Index envelope v2 is not v1");
+/// let issue = Issue::error(IssueCode::EnvelopeVersion, "/v", "Index envelope v2 is not v1");
 /// assert_eq!(issue.to_string(), "error[envelope-version] /v: Index envelope v2 is not v1");
-/// let whole = Issue::warning("non-canonical-index", "", "the file is not in canonical form");
+/// let whole = Issue::warning(IssueCode::NonCanonicalIndex, "", "the file is not in canonical form");
 /// assert_eq!(whole.to_string(), "warning[non-canonical-index] \"\": the file is not in canonical form");
 /// ```
 impl fmt::Display for Issue {
@@ -218,12 +221,12 @@ impl fmt::Display for Issue {
 /// # Examples
 ///
 /// ```
-/// use runstart::diagnostics::{Issue, Report};
+/// use runstart::diagnostics::{Issue, IssueCode, Report};
 ///
 /// let mut report = Report::new();
-/// report.push(Issue::warning("non-canonical-index", "", "keys are not sorted"));
+/// report.push(Issue::warning(IssueCode::NonCanonicalIndex, "", "keys are not sorted"));
 /// assert!(!report.has_errors());
-/// report.push(Issue::error("required", "/tools/0", "must have required property 'id'"));
+/// report.push(Issue::error(IssueCode::InvalidShape, "/tools/0", "must have required property 'id'"));
 /// assert!(report.has_errors());
 /// assert_eq!(report.error_count(), 1);
 /// ```
@@ -288,7 +291,7 @@ impl Report {
     pub fn sort(&mut self) {
         self.issues.sort_by(|a, b| {
             pointer::compare(&a.instance_path, &b.instance_path)
-                .then_with(|| a.code.cmp(&b.code))
+                .then_with(|| a.code.as_str().cmp(b.code.as_str()))
                 .then_with(|| a.message.cmp(&b.message))
                 .then_with(|| a.severity.cmp(&b.severity))
         });
@@ -323,30 +326,34 @@ mod tests {
 
     #[test]
     fn issue_serializes_with_camel_case_and_skips_empty_fields() {
-        let issue = Issue::error("required", "/tools/0", "must have required property 'id'")
-            .with_schema_path("#/required")
-            .with_keyword("required")
-            .with_param("missingProperty", "id");
+        let issue = Issue::error(
+            IssueCode::InvalidShape,
+            "/tools/0",
+            "must have required property 'id'",
+        )
+        .with_schema_path("#/required")
+        .with_keyword("required")
+        .with_param("missingProperty", "id");
         let json = serde_json::to_string(&issue).expect("serializable");
         assert_eq!(
             json,
-            r##"{"severity":"error","code":"required","instancePath":"/tools/0","schemaPath":"#/required","keyword":"required","params":{"missingProperty":"id"},"message":"must have required property 'id'"}"##
+            r##"{"severity":"error","code":"invalid-shape","instancePath":"/tools/0","schemaPath":"#/required","keyword":"required","params":{"missingProperty":"id"},"message":"must have required property 'id'"}"##
         );
-        let bare = Issue::warning("w", "", "m");
+        let bare = Issue::warning(IssueCode::ConfusableId, "", "m");
         assert_eq!(
             serde_json::to_string(&bare).expect("serializable"),
-            r#"{"severity":"warning","code":"w","instancePath":"","message":"m"}"#
+            r#"{"severity":"warning","code":"confusable-id","instancePath":"","message":"m"}"#
         );
     }
 
     #[test]
     fn report_sorts_by_pointer_numerically_then_code() {
         let mut r = Report::new();
-        r.push(Issue::error("b", "/agents/10", "x"));
-        r.push(Issue::error("a", "/agents/2", "x"));
-        r.push(Issue::error("a", "/agents/2", "x"));
-        r.push(Issue::error("z", "", "x"));
-        r.push(Issue::error("a", "/agents/10", "x"));
+        r.push(Issue::error(IssueCode::InvalidBlock, "/agents/10", "x"));
+        r.push(Issue::error(IssueCode::InvalidAgent, "/agents/2", "x"));
+        r.push(Issue::error(IssueCode::InvalidAgent, "/agents/2", "x"));
+        r.push(Issue::error(IssueCode::NonCanonicalIndex, "", "x"));
+        r.push(Issue::error(IssueCode::InvalidAgent, "/agents/10", "x"));
         r.sort();
         let got: Vec<_> = r
             .issues()
@@ -356,17 +363,17 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("", "z"),
-                ("/agents/2", "a"),
-                ("/agents/10", "a"),
-                ("/agents/10", "b")
+                ("", IssueCode::NonCanonicalIndex),
+                ("/agents/2", IssueCode::InvalidAgent),
+                ("/agents/10", IssueCode::InvalidAgent),
+                ("/agents/10", IssueCode::InvalidBlock)
             ]
         );
     }
 
     #[test]
     fn under_prefixes_the_pointer() {
-        let i = Issue::error("c", "/nodes/0", "m").under("/flows/3");
+        let i = Issue::error(IssueCode::CycleDetected, "/nodes/0", "m").under("/flows/3");
         assert_eq!(i.instance_path(), "/flows/3/nodes/0");
     }
 }

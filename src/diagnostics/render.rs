@@ -2,7 +2,7 @@
 //! the issue's JSON Pointer.
 
 use super::pointer::{LineIndex, SpanMap};
-use super::{Issue, Report};
+use super::{Issue, IssueCode, Report};
 use std::fmt::Write as _;
 
 /// Renders `report` for `file_name` whose text is `source` (when it could be read as text):
@@ -40,7 +40,7 @@ pub fn human(file_name: &str, source: Option<&str>, report: &Report) -> String {
 }
 
 /// Codes of refusals that concern the whole file before it was parsed: no position.
-const POSITIONLESS: &[&str] = &["index-too-large"];
+const POSITIONLESS: &[IssueCode] = &[IssueCode::IndexTooLarge];
 
 /// The `line` and `column` params an issue carries (JSON syntax errors and the like).
 fn explicit_position(issue: &Issue) -> Option<(usize, usize)> {
@@ -63,7 +63,12 @@ fn line(out: &mut String, file: &str, spans: Option<&(SpanMap, LineIndex<'_>)>, 
     if let Some((l, c)) = position {
         let _ = write!(out, ":{l}:{c}");
     }
-    let _ = write!(out, ": {}[{}] ", issue.severity(), sanitize(issue.code()));
+    let _ = write!(
+        out,
+        ": {}[{}] ",
+        issue.severity(),
+        sanitize(issue.code().as_str())
+    );
     if issue.instance_path().is_empty() {
         // The root pointer is "" in every output, as RFC 6901 writes it ("/" is the key "").
         out.push_str("\"\"");
@@ -99,15 +104,19 @@ mod tests {
     fn renders_line_and_column_from_pointer() {
         let text = "{\n  \"agents\": [\n    {\"id\": 1}\n  ]\n}\n";
         let mut r = Report::new();
-        r.push(Issue::error("type", "/agents/0/id", "must be string"));
+        r.push(Issue::error(
+            IssueCode::InvalidShape,
+            "/agents/0/id",
+            "must be string",
+        ));
         r.push(Issue::warning(
-            "non-canonical-index",
+            IssueCode::NonCanonicalIndex,
             "",
             "keys\nnot sorted",
         ));
         assert_eq!(
             human("index.json", Some(text), &r),
-            "index.json:3:12: error[type] /agents/0/id: must be string\n\
+            "index.json:3:12: error[invalid-shape] /agents/0/id: must be string\n\
              index.json:1:1: warning[non-canonical-index] \"\": keys\\nnot sorted\n"
         );
     }
@@ -116,7 +125,7 @@ mod tests {
     fn explicit_line_params_win_and_missing_source_omits_position() {
         let mut r = Report::new();
         r.push(
-            Issue::error("json-syntax", "", "EOF while parsing")
+            Issue::error(IssueCode::JsonSyntax, "", "EOF while parsing")
                 .with_param("line", 7)
                 .with_param("column", 3),
         );
@@ -125,7 +134,10 @@ mod tests {
             "x.json:7:3: error[json-syntax] \"\": EOF while parsing\n"
         );
         let mut r = Report::new();
-        r.push(Issue::error("io", "", "gone"));
-        assert_eq!(human("x.json", None, &r), "x.json: error[io] \"\": gone\n");
+        r.push(Issue::error(IssueCode::IoError, "", "gone"));
+        assert_eq!(
+            human("x.json", None, &r),
+            "x.json: error[io-error] \"\": gone\n"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Rule 5: predicates (`when`, `exitCondition`) are well-formed Expr DSL (spec §1.4).
 
-use super::{Sink, codes};
+use super::Sink;
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use crate::flow::shape::operand_problem;
 use serde_json::Value;
@@ -45,7 +46,7 @@ const LOGIC: &[&str] = &["and", "or"];
 pub(crate) fn check(out: &mut Sink, expr: &Value, at: &str, site: Site<'_>) {
     let mut stack: Vec<(&Value, String)> = vec![(expr, at.to_owned())];
     let report = |out: &mut Sink, at: &str, reason: String| {
-        let mut issue = Issue::error(codes::INVALID_PREDICATE, at, site.message(&reason))
+        let mut issue = Issue::error(IssueCode::InvalidPredicate, at, site.message(&reason))
             .with_param("reason", reason);
         match site {
             Site::Edge(e) => issue = issue.with_param("edgeId", e),

@@ -5,9 +5,10 @@
 //! the scope's nodes plus its two sentinels. Every walk is iterative (`kosaraju_scc`, `Bfs`),
 //! so a 100,000-node chain costs heap, never call stack.
 
+use super::Sink;
 use super::model::FlowView;
 use super::rules::first_index;
-use super::{Sink, codes};
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Severity, pointer};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -69,11 +70,11 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
             }
             let (code, message) = match owner {
                 None => (
-                    codes::UNKNOWN_NODE_REFERENCE,
+                    IssueCode::UnknownNodeReference,
                     format!("Edge \"{edge_id}\" {endpoint} unknown node \"{id}\""),
                 ),
                 Some(_) => (
-                    codes::LOOP_BODY_UNKNOWN_NODE_REFERENCE,
+                    IssueCode::LoopBodyUnknownNodeReference,
                     format!(
                         "Loop \"{loop_id}\" body edge \"{edge_id}\" {endpoint} unknown node \"{id}\""
                     ),
@@ -120,7 +121,7 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
         if from == n && to == n + 1 {
             out.push(
                 Issue::warning(
-                    codes::START_TO_END_EDGE,
+                    IssueCode::StartToEndEdge,
                     e.pointer(),
                     format!(
                         "Edge \"{edge_id}\" goes straight from {start} to {end}: it runs nothing; remove it"
@@ -132,7 +133,7 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
         if !pairs.insert((from, to)) {
             out.push(
                 Issue::warning(
-                    codes::DUPLICATE_PARALLEL_EDGE,
+                    IssueCode::DuplicateParallelEdge,
                     e.pointer(),
                     format!(
                         "Edge \"{edge_id}\" repeats an earlier edge from \"{}\" to \"{}\"; \
@@ -154,13 +155,13 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
     if !g.has_start_edge && scope.has_edges {
         match owner {
             None => out.push(Issue::error(
-                codes::MISSING_START_EDGE,
+                IssueCode::MissingStartEdge,
                 pointer::join(&scope.pointer, &["edges"]),
                 format!("Flow \"{flow_id}\" has no edge originating at $start"),
             )),
             Some(o) => out.push(
                 Issue::error(
-                    codes::LOOP_BODY_MISSING_START_EDGE,
+                    IssueCode::LoopBodyMissingStartEdge,
                     pointer::join(&scope.pointer, &["edges"]),
                     format!("Loop node \"{loop_id}\" body has no edge originating at $loop-start"),
                 )
@@ -171,7 +172,7 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
     if owner.is_some() && !g.has_end_edge && scope.has_edges {
         out.push(
             Issue::warning(
-                codes::LOOP_BODY_MISSING_END_EDGE,
+                IssueCode::LoopBodyMissingEndEdge,
                 pointer::join(&scope.pointer, &["edges"]),
                 format!(
                     "Loop node \"{loop_id}\" body has no edge to $loop-end: no iteration has an output, \
@@ -242,12 +243,12 @@ fn cycles(
         let shown = names.join(" → ");
         let issue = match view.owner(s) {
             None => Issue::error(
-                codes::CYCLE_DETECTED,
+                IssueCode::CycleDetected,
                 at,
                 format!("Flow \"{flow_id}\" contains a cycle: {shown}"),
             ),
             Some(_) => Issue::error(
-                codes::LOOP_BODY_CYCLE_DETECTED,
+                IssueCode::LoopBodyCycleDetected,
                 at,
                 format!("Loop node \"{loop_id}\" body contains a cycle: {shown}"),
             )
@@ -353,7 +354,7 @@ fn reachability(
                 out.push(
                     Issue::new(
                         Severity::Warning,
-                        codes::NODE_UNREACHABLE,
+                        IssueCode::NodeUnreachable,
                         node.pointer(),
                         format!(
                             "Node \"{id}\" is unreachable from {start}: no path of edges leads to it, \
@@ -379,7 +380,7 @@ fn reachability(
                 out.push(
                     Issue::new(
                         Severity::Warning,
-                        codes::NODE_CANNOT_REACH_END,
+                        IssueCode::NodeCannotReachEnd,
                         node.pointer(),
                         format!(
                             "Node \"{id}\" has no path to {end}: its output never reaches the {}; \

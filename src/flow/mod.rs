@@ -37,8 +37,7 @@ mod rules;
 mod shape;
 pub mod wire;
 
-pub use shape::SCHEMA_VALIDATION_FAILED;
-
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report, Severity};
 use crate::index::raw_list;
 use serde_json::Value;
@@ -46,68 +45,6 @@ use std::collections::BTreeSet;
 
 /// Where issues are collected.
 pub(crate) type Sink = Vec<Issue>;
-
-/// Issue codes of flow validation: the spec's exact strings (§2), then runstart's own.
-pub mod codes {
-    pub use super::shape::SCHEMA_VALIDATION_FAILED;
-    /// Rule 1: a node is named after a sentinel.
-    pub const RESERVED_ID: &str = "reserved-id";
-    /// Rule 2: a node id is used twice, at any depth.
-    pub const DUPLICATE_NODE_ID: &str = "duplicate-node-id";
-    /// Rule 3: an edge id is used twice, at any depth.
-    pub const DUPLICATE_EDGE_ID: &str = "duplicate-edge-id";
-    /// Rule 4: an outer edge names an unknown node.
-    pub const UNKNOWN_NODE_REFERENCE: &str = "unknown-node-reference";
-    /// Rule 5: a malformed predicate.
-    pub const INVALID_PREDICATE: &str = "invalid-predicate";
-    /// Rule 6: an edge policy value out of bounds.
-    pub const INVALID_EDGE_POLICY: &str = "invalid-edge-policy";
-    /// Rule 7: a loop's `maxIterations` out of bounds.
-    pub const LOOP_INVALID_MAX_ITERATIONS: &str = "loop-invalid-max-iterations";
-    /// Rule 8: a loop mixes while and foreach fields.
-    pub const LOOP_VARIANT_MISMATCH: &str = "loop-variant-mismatch";
-    /// Rule 9: a loop's `outputSchema` does not compile.
-    pub const LOOP_INVALID_OUTPUT_SCHEMA: &str = "loop-invalid-output-schema";
-    /// Rule 10: a foreach loop's `concurrency` out of bounds.
-    pub const LOOP_INVALID_CONCURRENCY: &str = "loop-invalid-concurrency";
-    /// Rule 11: a malformed fanout node.
-    pub const INVALID_FANOUT_NODE: &str = "invalid-fanout-node";
-    /// Rule 12: a malformed subgraph node.
-    pub const INVALID_SUBGRAPH_NODE: &str = "invalid-subgraph-node";
-    /// Rule 13: a mapping path names no node, its own node, or a loop-only root.
-    pub const INVALID_MAPPING: &str = "invalid-mapping";
-    /// Rule 14: `output.schema` does not compile.
-    pub const INVALID_FLOW_OUTPUT: &str = "invalid-flow-output";
-    /// Rule 15: no edge leaves `$start`.
-    pub const MISSING_START_EDGE: &str = "missing-start-edge";
-    /// Rule 16: the outer graph has a cycle.
-    pub const CYCLE_DETECTED: &str = "cycle-detected";
-    /// Rule 17a: no body edge leaves `$loop-start`.
-    pub const LOOP_BODY_MISSING_START_EDGE: &str = "loop-body-missing-start-edge";
-    /// Rule 17b: a body edge names a node outside its body.
-    pub const LOOP_BODY_UNKNOWN_NODE_REFERENCE: &str = "loop-body-unknown-node-reference";
-    /// Rule 17c: a loop body has a cycle.
-    pub const LOOP_BODY_CYCLE_DETECTED: &str = "loop-body-cycle-detected";
-    /// Beyond upstream (warning): a node no path from the entry sentinel reaches.
-    pub const NODE_UNREACHABLE: &str = "node-unreachable";
-    /// Beyond upstream (warning): a node with no path to the exit sentinel.
-    pub const NODE_CANNOT_REACH_END: &str = "node-cannot-reach-end";
-    /// Beyond upstream (warning): an edge from the entry straight to the exit sentinel.
-    pub const START_TO_END_EDGE: &str = "start-to-end-edge";
-    /// Beyond upstream (warning): two edges with the same `from` and `to`.
-    pub const DUPLICATE_PARALLEL_EDGE: &str = "duplicate-parallel-edge";
-    /// Beyond upstream (warning): a loop body with no edge to `$loop-end`.
-    pub const LOOP_BODY_MISSING_END_EDGE: &str = "loop-body-missing-end-edge";
-    /// Beyond upstream (error by default): a tool `ref` or fanout `handler` naming no tool.
-    pub const UNKNOWN_TOOL: &str = "flow-unknown-tool";
-    /// Beyond upstream (error by default): an agent `ref` naming no agent.
-    pub const UNKNOWN_AGENT: &str = "flow-unknown-agent";
-    /// Beyond upstream (error by default): a subgraph node, which the runtime refuses.
-    pub const FLOW_UNBOUND: &str = "flow-unbound";
-    /// A flow over the size caps ([`MAX_NODES`](super::MAX_NODES),
-    /// [`MAX_EDGES`](super::MAX_EDGES)); nothing else is checked.
-    pub const FLOW_TOO_LARGE: &str = "flow-too-large";
-}
 
 /// Most nodes (at all depths) a flow may have before validation refuses to look further.
 pub const MAX_NODES: usize = 100_000;
@@ -265,7 +202,7 @@ fn compile_output_schema(schema: &Value, at: &str) -> Vec<Issue> {
         Ok(_) => Vec::new(),
         Err(why) => why
             .iter()
-            .map(|w| Issue::error(crate::schema::SCHEMA_COMPILE, at, w.clone()))
+            .map(|w| Issue::error(IssueCode::SchemaCompile, at, w.clone()))
             .collect(),
     }
 }
@@ -330,7 +267,7 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
     let edge_count: usize = view.scopes.iter().map(|s| s.edges.len()).sum();
     if view.nodes.len() > MAX_NODES || edge_count > MAX_EDGES {
         out.push(Issue::error(
-            codes::FLOW_TOO_LARGE,
+            IssueCode::FlowTooLarge,
             "",
             format!(
                 "the flow has {} nodes and {edge_count} edges; runstart checks flows of at most \
@@ -363,7 +300,8 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
     out.into_iter()
         .map(|i| {
             // Upstream's semantic errors carry `flowId`; its schema errors do not (§2 rule 0).
-            let mut i = if i.code() == SCHEMA_VALIDATION_FAILED || i.code() == codes::FLOW_TOO_LARGE
+            let mut i = if i.code() == IssueCode::SchemaValidationFailed
+                || i.code() == IssueCode::FlowTooLarge
             {
                 i
             } else {

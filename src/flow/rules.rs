@@ -4,7 +4,8 @@
 use super::expr::{self, Site};
 use super::model::{FlowView, Kind, NodeView};
 use super::shape::{is_exact_version, is_integer, operand_problem};
-use super::{FlowContext, Sink, codes, compile_output_schema};
+use super::{FlowContext, Sink, compile_output_schema};
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -68,7 +69,7 @@ pub(crate) fn node_ids(out: &mut Sink, view: &FlowView<'_>) {
         {
             out.push(
                 Issue::error(
-                    codes::RESERVED_ID,
+                    IssueCode::ReservedId,
                     pointer::join(&n.pointer(), &["id"]),
                     format!(
                         "Node id \"{id}\" is reserved as a flow sentinel and may not name a node"
@@ -85,7 +86,7 @@ pub(crate) fn node_ids(out: &mut Sink, view: &FlowView<'_>) {
         {
             out.push(
                 Issue::error(
-                    codes::DUPLICATE_NODE_ID,
+                    IssueCode::DuplicateNodeId,
                     pointer::join(&n.pointer(), &["id"]),
                     format!(
                         "Node id \"{id}\" is used more than once (across outer flow and loop bodies)"
@@ -108,7 +109,7 @@ pub(crate) fn edge_ids(out: &mut Sink, view: &FlowView<'_>) {
             {
                 out.push(
                     Issue::error(
-                        codes::DUPLICATE_EDGE_ID,
+                        IssueCode::DuplicateEdgeId,
                         pointer::join(&e.pointer(), &["id"]),
                         format!(
                             "Edge id \"{id}\" is used more than once (across outer flow and loop bodies)"
@@ -181,7 +182,7 @@ pub(crate) fn edge_policies(out: &mut Sink, view: &FlowView<'_>) {
             let at = deepest(policy_value, &base, &tokens);
             out.push(
                 Issue::error(
-                    codes::INVALID_EDGE_POLICY,
+                    IssueCode::InvalidEdgePolicy,
                     at,
                     format!("Edge \"{id}\" has an invalid policy at {field}: {reason}"),
                 )
@@ -309,7 +310,7 @@ pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
             if let Some(reason) = reason {
                 out.push(
                     Issue::error(
-                        codes::LOOP_INVALID_MAX_ITERATIONS,
+                        IssueCode::LoopInvalidMaxIterations,
                         pointer::join(&l.pointer(), &["maxIterations"]),
                         format!("Loop node \"{id}\": {reason} (got {})", got(Some(m))),
                     )
@@ -329,7 +330,7 @@ pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
             };
             out.push(
                 Issue::error(
-                    codes::LOOP_VARIANT_MISMATCH,
+                    IssueCode::LoopVariantMismatch,
                     at,
                     format!("Loop node \"{id}\" (loopKind={kind}): {problem}"),
                 )
@@ -376,7 +377,7 @@ pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
             for problem in compile_output_schema(schema, &at) {
                 out.push(
                     Issue::error(
-                        codes::LOOP_INVALID_OUTPUT_SCHEMA,
+                        IssueCode::LoopInvalidOutputSchema,
                         problem.instance_path(),
                         format!(
                             "Loop node \"{id}\" outputSchema failed to compile: {}",
@@ -415,7 +416,7 @@ pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
             if let Some((reason, detail)) = problem {
                 out.push(
                     Issue::error(
-                        codes::LOOP_INVALID_CONCURRENCY,
+                        IssueCode::LoopInvalidConcurrency,
                         pointer::join(&l.pointer(), &["concurrency"]),
                         format!(
                             "Loop node \"{id}\": concurrency {detail} (got {})",
@@ -435,7 +436,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
     for f in view.nodes.iter().filter(|n| n.kind == Kind::Fanout) {
         let id = id_of(f);
         let mut bad = |at: String, field: &str, branch: Option<&str>, message: String| {
-            let mut issue = Issue::error(codes::INVALID_FANOUT_NODE, at, message)
+            let mut issue = Issue::error(IssueCode::InvalidFanoutNode, at, message)
                 .with_param("fanoutNodeId", id)
                 .with_param("field", field);
             if let Some(b) = branch {
@@ -580,7 +581,7 @@ pub(crate) fn subgraphs(out: &mut Sink, view: &FlowView<'_>) {
                 format!("Subgraph node \"{id}\": {reason}")
             };
             out.push(
-                Issue::error(codes::INVALID_SUBGRAPH_NODE, at, message)
+                Issue::error(IssueCode::InvalidSubgraphNode, at, message)
                     .with_param("subgraphNodeId", id)
                     .with_param("field", field),
             );
@@ -720,7 +721,7 @@ fn mapping_paths(
             None => "The flow output".to_owned(),
         };
         let mut issue = Issue::error(
-            codes::INVALID_MAPPING,
+            IssueCode::InvalidMapping,
             pointer::join(parent, &[field, key, "path"]),
             format!("{place} key \"{key}\": {reason}"),
         )
@@ -758,7 +759,7 @@ pub(crate) fn flow_output(out: &mut Sink, flow: &Value) {
     };
     for problem in compile_output_schema(schema, "/output/schema") {
         out.push(Issue::error(
-            codes::INVALID_FLOW_OUTPUT,
+            IssueCode::InvalidFlowOutput,
             problem.instance_path(),
             format!(
                 "Flow output schema failed to compile: {}",
@@ -784,9 +785,9 @@ pub(crate) fn references(out: &mut Sink, view: &FlowView<'_>, ctx: &FlowContext)
                     continue;
                 };
                 let (known, code, what) = if n.kind == Kind::Tool {
-                    (ctx.knows_tool(r), codes::UNKNOWN_TOOL, "tool")
+                    (ctx.knows_tool(r), IssueCode::FlowUnknownTool, "tool")
                 } else {
-                    (ctx.knows_agent(r), codes::UNKNOWN_AGENT, "agent")
+                    (ctx.knows_agent(r), IssueCode::FlowUnknownAgent, "agent")
                 };
                 if known == Some(false) {
                     let label = if n.kind == Kind::Tool {
@@ -832,7 +833,7 @@ pub(crate) fn references(out: &mut Sink, view: &FlowView<'_>, ctx: &FlowContext)
                         out.push(
                             Issue::new(
                                 options.unknown_reference,
-                                codes::UNKNOWN_TOOL,
+                                IssueCode::FlowUnknownTool,
                                 at,
                                 format!(
                                     "Fanout node \"{id}\" branch \"{branch}\" runs tool \"{h}\", which the pack \
@@ -856,7 +857,7 @@ pub(crate) fn references(out: &mut Sink, view: &FlowView<'_>, ctx: &FlowContext)
                 out.push(
                     Issue::new(
                         options.subgraph,
-                        codes::FLOW_UNBOUND,
+                        IssueCode::FlowUnbound,
                         n.pointer(),
                         format!(
                             "Subgraph node \"{id}\" (flow \"{target}\") cannot run: the runtime refuses \

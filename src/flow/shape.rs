@@ -7,11 +7,9 @@
 //! the rule's code and message. The spec's tests accept either code for those cases.
 
 use super::Sink;
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use serde_json::{Map, Value};
-
-/// Issue code of a structural problem (spec §2 rule 0).
-pub const SCHEMA_VALIDATION_FAILED: &str = "schema-validation-failed";
 
 /// The fields of a leaf node (tool or agent).
 const LEAF_FIELDS: &[&str] = &["id", "kind", "ref", "config", "inputMapping"];
@@ -59,7 +57,7 @@ const FLOW_FIELDS: &[&str] = &[
 const KINDS: &[&str] = &["tool", "agent", "loop", "fanout", "subgraph"];
 
 fn issue(at: &str, schema_path: &str, keyword: &'static str, message: String) -> Issue {
-    Issue::error(SCHEMA_VALIDATION_FAILED, at, message)
+    Issue::error(IssueCode::SchemaValidationFailed, at, message)
         .with_schema_path(format!("#/{schema_path}/{keyword}"))
         .with_keyword(keyword)
 }

@@ -4,27 +4,13 @@ use super::limits::first_too_deep;
 use super::parse::{PARALLEL_MIN_BYTES, parse_document};
 use super::wire::Env;
 use super::{Indexed, Limits, PackIndex, raw_list};
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
 use crate::schema::issue_from_error;
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::sync::OnceLock;
-
-/// Issue code: the file is not UTF-8.
-pub const INVALID_UTF8: &str = "invalid-utf8";
-/// Issue code: the file is not JSON.
-pub const JSON_SYNTAX: &str = "json-syntax";
-/// Issue code: the envelope `v` is not 1.
-pub const ENVELOPE_VERSION: &str = "envelope-version";
-/// Issue code: an entry or envelope field has the wrong shape.
-pub const SHAPE: &str = "invalid-shape";
-/// Issue code: the file is larger than [`Limits::max_index_bytes`].
-pub const TOO_LARGE: &str = "index-too-large";
-/// Issue code: the JSON nests deeper than [`Limits::max_json_depth`].
-pub const TOO_DEEP: &str = "json-too-deep";
-/// Issue code: a list has more entries than [`Limits::max_entries_per_list`].
-pub const TOO_MANY_ENTRIES: &str = "too-many-entries";
 
 /// What [`load`] found.
 #[derive(Debug)]
@@ -132,7 +118,7 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
     let mut report = Report::new();
     if bytes.len() > limits.max_index_bytes() {
         report.push(Issue::error(
-            TOO_LARGE,
+            IssueCode::IndexTooLarge,
             "",
             // A capped reader stops one byte past the limit, so the size read is a lower
             // bound, not the file's size.
@@ -156,7 +142,7 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
             let (line, column) = crate::diagnostics::pointer::line_col(&valid, valid.len());
             report.push(
                 Issue::error(
-                    INVALID_UTF8,
+                    IssueCode::InvalidUtf8,
                     "",
                     format!("the file is not UTF-8: invalid byte sequence at byte {at}"),
                 )
@@ -186,7 +172,7 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
         let (line, column) = crate::diagnostics::pointer::line_col(text, at);
         report.push(
             Issue::error(
-                TOO_DEEP,
+                IssueCode::JsonTooDeep,
                 "",
                 format!(
                     "JSON nested more than {} levels deep; a pack index never needs that",
@@ -208,11 +194,15 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
         Err(e) => {
             let message = strip_position(&e.to_string());
             report.push(
-                Issue::error(JSON_SYNTAX, "", format!("invalid JSON: {message}"))
-                    .with_param("line", e.line())
-                    // serde_json says column 0 when the text ends right after a newline;
-                    // columns are 1-based everywhere else.
-                    .with_param("column", e.column().max(1)),
+                Issue::error(
+                    IssueCode::JsonSyntax,
+                    "",
+                    format!("invalid JSON: {message}"),
+                )
+                .with_param("line", e.line())
+                // serde_json says column 0 when the text ends right after a newline;
+                // columns are 1-based everywhere else.
+                .with_param("column", e.column().max(1)),
             );
             return Loaded {
                 text: Some(text),
@@ -226,7 +216,7 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
         let n = raw_list(&document, list).len();
         if n > limits.max_entries_per_list() {
             report.push(Issue::error(
-                TOO_MANY_ENTRIES,
+                IssueCode::TooManyEntries,
                 format!("/{list}"),
                 format!(
                     "{list} has {n} entries, over the limit of {}",
@@ -263,10 +253,14 @@ fn strip_position(message: &str) -> String {
 fn check_document(document: &Value, typed: Typed, report: &mut Report) -> Option<PackIndex> {
     let Some(top) = document.as_object() else {
         report.push(
-            Issue::error(SHAPE, "", "the pack index must be a JSON object")
-                .with_keyword("type")
-                .with_schema_path("#/type")
-                .with_param("type", "object"),
+            Issue::error(
+                IssueCode::InvalidShape,
+                "",
+                "the pack index must be a JSON object",
+            )
+            .with_keyword("type")
+            .with_schema_path("#/type")
+            .with_param("type", "object"),
         );
         return None;
     };
@@ -275,7 +269,7 @@ fn check_document(document: &Value, typed: Typed, report: &mut Report) -> Option
         if v.as_f64() != Some(1.0) {
             report.push(
                 Issue::error(
-                    ENVELOPE_VERSION,
+                    IssueCode::EnvelopeVersion,
                     "/v",
                     format!("Index envelope v{v} is not v1"),
                 )
@@ -291,7 +285,7 @@ fn check_document(document: &Value, typed: Typed, report: &mut Report) -> Option
         shapes
             .envelope
             .iter_errors(document)
-            .map(|e| issue_from_error(&e, "", SHAPE)),
+            .map(|e| issue_from_error(&e, "", IssueCode::InvalidShape)),
     );
     // Entries are independent: check them in parallel, keeping file order.
     for (list, validator) in &shapes.entries {
@@ -303,7 +297,7 @@ fn check_document(document: &Value, typed: Typed, report: &mut Report) -> Option
                 validator
                     .iter_errors(entry)
                     // Schema paths come out as in the whole index schema (`#/$defs/tool/…`).
-                    .map(|e| issue_from_error(&e, &base, SHAPE))
+                    .map(|e| issue_from_error(&e, &base, IssueCode::InvalidShape))
                     .collect()
             })
             .collect();
@@ -367,7 +361,7 @@ mod tests {
             .report
             .issues()
             .iter()
-            .map(|i| (i.code().to_owned(), i.instance_path().to_owned()))
+            .map(|i| (i.code().to_string(), i.instance_path().to_owned()))
             .collect()
     }
 
@@ -375,7 +369,7 @@ mod tests {
     fn a_file_ending_after_a_newline_reports_column_1() {
         let loaded = load(b"{\n");
         let issue = &loaded.report.issues()[0];
-        assert_eq!(issue.code(), JSON_SYNTAX);
+        assert_eq!(issue.code(), IssueCode::JsonSyntax);
         assert_eq!(issue.params().get("line"), Some(&serde_json::json!(2)));
         assert_eq!(issue.params().get("column"), Some(&serde_json::json!(1)));
     }
@@ -389,7 +383,7 @@ mod tests {
     fn invalid_utf8_is_an_issue_with_position() {
         let loaded = load(b"{\n  \"a\": \"\xff\"}");
         let issue = &loaded.report.issues()[0];
-        assert_eq!(issue.code(), INVALID_UTF8);
+        assert_eq!(issue.code(), IssueCode::InvalidUtf8);
         assert_eq!(issue.params()["line"], 2);
         assert_eq!(issue.params()["column"], 9);
     }
@@ -398,7 +392,7 @@ mod tests {
     fn truncated_json_names_line_and_column() {
         let loaded = load(b"{\n  \"v\": 1,\n  \"tools\": [");
         let issue = &loaded.report.issues()[0];
-        assert_eq!(issue.code(), JSON_SYNTAX);
+        assert_eq!(issue.code(), IssueCode::JsonSyntax);
         assert_eq!(issue.params()["line"], 3);
         assert_eq!(issue.message(), "invalid JSON: EOF while parsing a list");
     }
@@ -407,7 +401,7 @@ mod tests {
     fn envelope_v2_is_refused() {
         assert_eq!(
             codes(br#"{"v":2}"#),
-            vec![(ENVELOPE_VERSION.into(), "/v".into())]
+            vec![(IssueCode::EnvelopeVersion.to_string(), "/v".into())]
         );
         assert_eq!(
             load(br#"{"v":"1"}"#).report.issues()[0].message(),
@@ -422,11 +416,17 @@ mod tests {
             "guardrails":[],"agents":[{"id":"a"}],"flows":[]}"#;
         let got = codes(doc);
         assert!(
-            got.contains(&(SHAPE.into(), "/publishedAt".into())),
+            got.contains(&(IssueCode::InvalidShape.to_string(), "/publishedAt".into())),
             "{got:?}"
         );
-        assert!(got.contains(&(SHAPE.into(), "/tools/0".into())), "{got:?}");
-        assert!(got.contains(&(SHAPE.into(), "/agents/0".into())), "{got:?}");
+        assert!(
+            got.contains(&(IssueCode::InvalidShape.to_string(), "/tools/0".into())),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&(IssueCode::InvalidShape.to_string(), "/agents/0".into())),
+            "{got:?}"
+        );
         let loaded = load(doc);
         let index = loaded.index.expect("envelope is usable");
         assert!(
@@ -440,21 +440,24 @@ mod tests {
     fn limits_refuse_hostile_sizes() {
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         let loaded = load(deep.as_bytes());
-        assert_eq!(loaded.report.issues()[0].code(), TOO_DEEP);
+        assert_eq!(loaded.report.issues()[0].code(), IssueCode::JsonTooDeep);
         assert_eq!(loaded.report.issues()[0].params()["column"], 65);
         let small = Limits::default().with_max_index_bytes(10);
         assert_eq!(
             load_with(b"{\"v\": 1, \"x\": 2}", &small).report.issues()[0].code(),
-            TOO_LARGE
+            IssueCode::IndexTooLarge
         );
         let few = Limits::default().with_max_entries_per_list(1);
         let loaded = load_with(br#"{"v":1,"tools":[{},{}]}"#, &few);
-        assert_eq!(loaded.report.issues()[0].code(), TOO_MANY_ENTRIES);
+        assert_eq!(loaded.report.issues()[0].code(), IssueCode::TooManyEntries);
         assert_eq!(loaded.report.issues()[0].instance_path(), "/tools");
     }
 
     #[test]
     fn top_level_must_be_an_object() {
-        assert_eq!(codes(b"[]"), vec![(SHAPE.into(), "".into())]);
+        assert_eq!(
+            codes(b"[]"),
+            vec![(IssueCode::InvalidShape.to_string(), "".into())]
+        );
     }
 }

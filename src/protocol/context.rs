@@ -13,25 +13,11 @@
 use super::deployment::{Deployment, ToolContract};
 use super::idempotency::idempotency_key;
 use super::message::{CallContext, ToolFiles, ToolInvoke, ToolSelector, V2, WaitToken};
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use crate::run::RunPlan;
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-/// Issue code: the run plan does not resolve the tool (the agent does not reference it).
-pub const TOOL_NOT_PLANNED: &str = "tool-not-planned";
-/// Issue code: the deployment has no tool at the version the run pinned.
-pub const TOOL_NOT_IN_DEPLOYMENT: &str = "tool-not-in-deployment";
-/// Issue code: no scope sets a declared env name and its schema has no default.
-pub const ENV_VALUE_MISSING: &str = "env-value-missing";
-/// Issue code: an env value does not satisfy the schema the tool declares for it.
-pub const ENV_VALUE_INVALID: &str = "env-value-invalid";
-/// Issue code: the run's agent version is not in this deployment, so its settings are unknown.
-pub const AGENT_NOT_IN_DEPLOYMENT: &str = "agent-not-in-deployment";
-/// Issue code: a settings block the agent pins is not in the deployment at the pinned version.
-pub const SETTINGS_BLOCK_MISSING: &str = "settings-block-missing";
-/// Issue code: the tool `pauses` but the call has no wait token to send.
-pub const WAIT_TOKEN_MISSING: &str = "wait-token-missing";
 
 /// Env values set at each scope, by name (what the runtime's env store serves for the call's
 /// env). An empty string counts as unset, as it does for a pack's own env.
@@ -170,10 +156,10 @@ impl Deployment {
     /// # Errors
     ///
     /// Every problem at once, each an [`Issue`] whose path points into the `invoke` request:
-    /// [`TOOL_NOT_PLANNED`] (`/tool/id`), [`TOOL_NOT_IN_DEPLOYMENT`] (`/tool/version`),
-    /// [`ENV_VALUE_MISSING`] and [`ENV_VALUE_INVALID`] (`/ctx/env/<name>`),
-    /// [`AGENT_NOT_IN_DEPLOYMENT`] (`/ctx/settings`), [`SETTINGS_BLOCK_MISSING`]
-    /// (`/ctx/settings/<id>`), [`WAIT_TOKEN_MISSING`] (`/ctx/waitToken`).
+    /// [`IssueCode::ToolNotPlanned`] (`/tool/id`), [`IssueCode::ToolNotInDeployment`] (`/tool/version`),
+    /// [`IssueCode::EnvValueMissing`] and [`IssueCode::EnvValueInvalid`] (`/ctx/env/<name>`),
+    /// [`IssueCode::AgentNotInDeployment`] (`/ctx/settings`), [`IssueCode::SettingsBlockMissing`]
+    /// (`/ctx/settings/<id>`), [`IssueCode::WaitTokenMissing`] (`/ctx/waitToken`).
     ///
     /// # Examples
     ///
@@ -187,7 +173,7 @@ impl Deployment {
         let mut issues = Vec::new();
         let Some(pinned) = plan.tool_versions.get(tool_id) else {
             return Err(vec![Issue::error(
-                TOOL_NOT_PLANNED,
+                IssueCode::ToolNotPlanned,
                 "/tool/id",
                 format!(
                     "agent \"{}\" version {} does not reference tool {}; only its own tools can be called",
@@ -199,7 +185,7 @@ impl Deployment {
         };
         let Some(tool) = self.pinned_tool(tool_id, pinned) else {
             return Err(vec![Issue::error(
-                TOOL_NOT_IN_DEPLOYMENT,
+                IssueCode::ToolNotInDeployment,
                 "/tool/version",
                 format!(
                     "the run pinned tool {} to {}, which pack {} does not deploy; call the endpoint that serves it",
@@ -222,7 +208,7 @@ impl Deployment {
         let wait_token = if tool.pauses {
             if site.wait_token.is_none() {
                 issues.push(Issue::error(
-                    WAIT_TOKEN_MISSING,
+                    IssueCode::WaitTokenMissing,
                     "/ctx/waitToken",
                     format!(
                         "tool {} pauses, so each call needs a wait token; mint one for this attempt of the call",
@@ -346,7 +332,7 @@ impl Deployment {
                     Some(d) => (d.as_str(), "schema default"),
                     None => {
                         issues.push(Issue::error(
-                            ENV_VALUE_MISSING,
+                            IssueCode::EnvValueMissing,
                             at,
                             format!(
                                 "tool {} declares env name {} (needsSpec.env), which neither the project, its org nor the tenant sets, and its schema has no default; set it for one of them",
@@ -362,12 +348,12 @@ impl Deployment {
             if !need.schema.is_valid(&as_json) {
                 let why = need
                     .schema
-                    .issues(&as_json, "", ENV_VALUE_INVALID)
+                    .issues(&as_json, "", IssueCode::EnvValueInvalid)
                     .first()
                     .map(|i| i.message().to_owned())
                     .unwrap_or_default();
                 issues.push(Issue::error(
-                    ENV_VALUE_INVALID,
+                    IssueCode::EnvValueInvalid,
                     at,
                     format!(
                         "tool {}: env value {} ({}) {why}; set a value its needsSpec.env schema accepts",
@@ -390,7 +376,7 @@ impl Deployment {
     ) -> Option<BTreeMap<String, serde_json::Map<String, Value>>> {
         let Some(ids) = self.agent_settings(&plan.agent_id, &plan.agent_version) else {
             issues.push(Issue::error(
-                AGENT_NOT_IN_DEPLOYMENT,
+                IssueCode::AgentNotInDeployment,
                 "/ctx/settings",
                 format!(
                     "agent \"{}\" version {} is not in pack {}, so the settings blocks it pins are unknown; build call contexts with the deployment of the agent's pack",
@@ -413,7 +399,7 @@ impl Deployment {
                     settings.insert(id.clone(), values.clone());
                 }
                 None => issues.push(Issue::error(
-                    SETTINGS_BLOCK_MISSING,
+                    IssueCode::SettingsBlockMissing,
                     pointer::join("/ctx/settings", &[id]),
                     format!(
                         "agent \"{}\" pins settings block {} at {}, which pack {} does not hold with object values; publish that block version",

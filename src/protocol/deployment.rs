@@ -3,6 +3,7 @@
 
 use super::message::{ErrorCode, PackError};
 use super::validate::{Side, SideSchema};
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use crate::index::{self, wire::BlockKind, wire::Tool};
 use crate::schema::CompiledSchema;
@@ -19,10 +20,6 @@ pub enum EnvCheck {
     /// It serves, and names them in its log and `/v1/info`.
     Warn,
 }
-
-/// Issue code: a tool's `needsSpec.env` entry is unusable (its schema does not compile, or its
-/// `default` is not a string).
-pub const INVALID_ENV_NEED: &str = "invalid-env-need";
 
 /// One env name a tool declares in `needsSpec.env`.
 #[derive(Debug)]
@@ -95,7 +92,7 @@ impl Deployment {
     /// # Errors
     ///
     /// The load's issues when the bytes are not a usable index (not UTF-8, not JSON, envelope
-    /// `v` not 1); [`INVALID_ENV_NEED`] issues for env needs a runtime would refuse (upstream
+    /// `v` not 1); [`IssueCode::InvalidEnvNeed`] issues for env needs a runtime would refuse (upstream
     /// refuses such a deployment).
     pub fn new(bytes: &[u8]) -> Result<Deployment, Vec<Issue>> {
         let loaded = index::load(bytes);
@@ -341,7 +338,7 @@ fn env_needs(tool: &Tool, index: usize, issues: &mut Vec<Issue>) -> Vec<EnvNeed>
             Some(Value::String(s)) => Some(s.clone()),
             Some(_) => {
                 issues.push(Issue::error(
-                    INVALID_ENV_NEED,
+                    IssueCode::InvalidEnvNeed,
                     format!("{at}/default"),
                     format!(
                         "Tool \"{}\": needsSpec.env.{name}'s default must be a string: env values are strings.",
@@ -358,7 +355,7 @@ fn env_needs(tool: &Tool, index: usize, issues: &mut Vec<Issue>) -> Vec<EnvNeed>
                 schema,
             }),
             Err(why) => issues.push(Issue::error(
-                INVALID_ENV_NEED,
+                IssueCode::InvalidEnvNeed,
                 at,
                 format!(
                     "Tool \"{}\": the schema for needsSpec.env.{name} doesn't compile: {}",

@@ -7,6 +7,7 @@
 //! with these types and parse them with [`parse_message`](super::parse_message) and its
 //! siblings, which answer what a pack service answers for a bad one.
 
+use crate::diagnostics::IssueCode;
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -119,6 +120,29 @@ impl ErrorCode {
             ErrorCode::DeadlineExceeded => "deadline-exceeded",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::PauseNotAvailable => "pause-not-available",
+        }
+    }
+
+    /// The same code as an issue's [`IssueCode`] (the strings are equal), for an answer that is
+    /// reported as one issue.
+    pub fn issue_code(self) -> IssueCode {
+        match self {
+            ErrorCode::InputValidationFailed => IssueCode::InputValidationFailed,
+            ErrorCode::OutputValidationFailed => IssueCode::OutputValidationFailed,
+            ErrorCode::HandlerImportFailed => IssueCode::HandlerImportFailed,
+            ErrorCode::HandlerShapeInvalid => IssueCode::HandlerShapeInvalid,
+            ErrorCode::HandlerThrow => IssueCode::HandlerThrow,
+            ErrorCode::ConnectionRejected => IssueCode::ConnectionRejected,
+            ErrorCode::CheckShapeInvalid => IssueCode::CheckShapeInvalid,
+            ErrorCode::MalformedMessage => IssueCode::MalformedMessage,
+            ErrorCode::UnknownProtocolVersion => IssueCode::UnknownProtocolVersion,
+            ErrorCode::UnexpectedMessageKind => IssueCode::UnexpectedMessageKind,
+            ErrorCode::ToolNotInPack => IssueCode::ToolNotInPack,
+            ErrorCode::CheckNotInPack => IssueCode::CheckNotInPack,
+            ErrorCode::ToolVersionMismatch => IssueCode::ToolVersionMismatch,
+            ErrorCode::DeadlineExceeded => IssueCode::DeadlineExceeded,
+            ErrorCode::Cancelled => IssueCode::Cancelled,
+            ErrorCode::PauseNotAvailable => IssueCode::PauseNotAvailable,
         }
     }
 

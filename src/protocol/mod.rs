@@ -36,17 +36,9 @@ mod parse;
 mod service;
 mod validate;
 
-pub use context::{
-    AGENT_NOT_IN_DEPLOYMENT, CallSite, ENV_VALUE_INVALID, ENV_VALUE_MISSING, EnvScopes,
-    SETTINGS_BLOCK_MISSING, TOOL_NOT_IN_DEPLOYMENT, TOOL_NOT_PLANNED, WAIT_TOKEN_MISSING,
-};
-pub use deployment::{Deployment, EnvCheck, INVALID_ENV_NEED};
-pub use service::{
-    ARTIFACT_VERSION_MISMATCH, CHECK_NOT_INDEXED, CHECK_NOT_SERVED, INDEX_HASH_ABSENT,
-    INDEX_HASH_MISMATCH, MISSING_ENV, PACK_ID_MISMATCH, PACK_VERSION_MISMATCH,
-    PROTOCOL_VERSION_MISMATCH, TOOL_NOT_INDEXED, TOOL_NOT_SERVED, TOOL_VERSION_MISMATCH,
-    check_service_info,
-};
+pub use context::{CallSite, EnvScopes};
+pub use deployment::{Deployment, EnvCheck};
+pub use service::check_service_info;
 
 pub use idempotency::{
     IDEMPOTENCY_NAMESPACE, IdempotencyKey, idempotency_key, idempotency_key_utf16,

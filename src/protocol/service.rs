@@ -5,48 +5,23 @@
 
 use super::deployment::{Deployment, EnvCheck};
 use super::message::{PROTOCOL_VERSION, ServiceInfo};
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report, pointer};
-
-/// Issue code: the service speaks another protocol version.
-pub const PROTOCOL_VERSION_MISMATCH: &str = "protocol-version-mismatch";
-/// Issue code: the service serves another pack.
-pub const PACK_ID_MISMATCH: &str = "pack-id-mismatch";
-/// Issue code: the service serves another version of the pack.
-pub const PACK_VERSION_MISMATCH: &str = "pack-version-mismatch";
-/// Issue code: the service serves another build of the pack.
-pub const ARTIFACT_VERSION_MISMATCH: &str = "artifact-version-mismatch";
-/// Issue code: the service's index file is not the deployed one, byte for byte.
-pub const INDEX_HASH_MISMATCH: &str = "index-hash-mismatch";
-/// Issue code (warning): the service does not report `indexHash` (older than 2.7.0).
-pub const INDEX_HASH_ABSENT: &str = "index-hash-absent";
-/// Issue code: an indexed tool is not served at all.
-pub const TOOL_NOT_SERVED: &str = "tool-not-served";
-/// Issue code: an indexed tool is served, but not at its indexed version.
-pub const TOOL_VERSION_MISMATCH: &str = "tool-version-mismatch";
-/// Issue code: an indexed pack check is not served.
-pub const CHECK_NOT_SERVED: &str = "check-not-served";
-/// Issue code (warning): the service serves a tool the deployment does not index.
-pub const TOOL_NOT_INDEXED: &str = "tool-not-indexed";
-/// Issue code (warning): the service serves a check the deployment does not index.
-pub const CHECK_NOT_INDEXED: &str = "check-not-indexed";
-/// Issue code: the service lacks a required pack env name (an error under the strict env
-/// check, a warning under `warn`).
-pub const MISSING_ENV: &str = "missing-env";
 
 /// Compares a `/v1/info` answer with the deployed index.
 ///
 /// Checks, each problem an [`Issue`] whose `instancePath` points into the info answer:
-/// the protocol version ([`PROTOCOL_VERSION_MISMATCH`]); `packId`, `packVersion` and
-/// `artifactVersion` ([`PACK_ID_MISMATCH`], [`PACK_VERSION_MISMATCH`],
-/// [`ARTIFACT_VERSION_MISMATCH`]); `indexHash` equal to
-/// [`index_hash`](crate::index::index_hash) of the deployed bytes ([`INDEX_HASH_MISMATCH`];
-/// absent, an older service: the warning [`INDEX_HASH_ABSENT`]); every indexed tool served at
-/// its indexed version ([`TOOL_NOT_SERVED`], [`TOOL_VERSION_MISMATCH`]); every pack check id
-/// served ([`CHECK_NOT_SERVED`]; a guardrail naming a built-in check ships none and is not
-/// required); every `missingEnv` name ([`MISSING_ENV`]: an error under
+/// the protocol version ([`IssueCode::ProtocolVersionMismatch`]); `packId`, `packVersion` and
+/// `artifactVersion` ([`IssueCode::PackIdMismatch`], [`IssueCode::PackVersionMismatch`],
+/// [`IssueCode::ArtifactVersionMismatch`]); `indexHash` equal to
+/// [`index_hash`](crate::index::index_hash) of the deployed bytes ([`IssueCode::IndexHashMismatch`];
+/// absent, an older service: the warning [`IssueCode::IndexHashAbsent`]); every indexed tool served at
+/// its indexed version ([`IssueCode::ToolNotServed`], [`IssueCode::ToolVersionMismatch`]); every pack check id
+/// served ([`IssueCode::CheckNotServed`]; a guardrail naming a built-in check ships none and is not
+/// required); every `missingEnv` name ([`IssueCode::MissingEnv`]: an error under
 /// [`EnvCheck::Strict`], where the service is not ready, a warning under [`EnvCheck::Warn`]).
-/// What the service serves beyond the index is a warning ([`TOOL_NOT_INDEXED`],
-/// [`CHECK_NOT_INDEXED`]).
+/// What the service serves beyond the index is a warning ([`IssueCode::ToolNotIndexed`],
+/// [`IssueCode::CheckNotIndexed`]).
 ///
 /// An empty list means the endpoint serves this deployment. Issues are ordered by pointer,
 /// then code.
@@ -81,7 +56,7 @@ pub fn check_service_info(info: &ServiceInfo, deployment: &Deployment) -> Vec<Is
     let mut report = Report::new();
     if info.protocol != PROTOCOL_VERSION {
         report.push(Issue::error(
-            PROTOCOL_VERSION_MISMATCH,
+            IssueCode::ProtocolVersionMismatch,
             "/protocol",
             format!(
                 "the service speaks pack protocol v{}, the runtime v{PROTOCOL_VERSION}; deploy a pack service that speaks v{PROTOCOL_VERSION}",
@@ -92,19 +67,19 @@ pub fn check_service_info(info: &ServiceInfo, deployment: &Deployment) -> Vec<Is
     for (field, code, got, want) in [
         (
             "packId",
-            PACK_ID_MISMATCH,
+            IssueCode::PackIdMismatch,
             &info.pack_id,
             &deployment.pack_id,
         ),
         (
             "packVersion",
-            PACK_VERSION_MISMATCH,
+            IssueCode::PackVersionMismatch,
             &info.pack_version,
             &deployment.pack_version,
         ),
         (
             "artifactVersion",
-            ARTIFACT_VERSION_MISMATCH,
+            IssueCode::ArtifactVersionMismatch,
             &info.artifact_version,
             &deployment.artifact_version,
         ),
@@ -123,7 +98,7 @@ pub fn check_service_info(info: &ServiceInfo, deployment: &Deployment) -> Vec<Is
     }
     match &info.index_hash {
         None => report.push(Issue::warning(
-            INDEX_HASH_ABSENT,
+            IssueCode::IndexHashAbsent,
             "/indexHash",
             format!(
                 "the service does not report indexHash (a pack service older than protocol 2.7.0), so its index cannot be checked against the deployed {}; upgrade the pack service",
@@ -131,7 +106,7 @@ pub fn check_service_info(info: &ServiceInfo, deployment: &Deployment) -> Vec<Is
             ),
         )),
         Some(hash) if *hash != deployment.index_hash => report.push(Issue::error(
-            INDEX_HASH_MISMATCH,
+            IssueCode::IndexHashMismatch,
             "/indexHash",
             format!(
                 "the service's index is {}, the deployed index is {}: the endpoint serves other bytes; redeploy the service with the deployed index.json",
@@ -147,7 +122,7 @@ pub fn check_service_info(info: &ServiceInfo, deployment: &Deployment) -> Vec<Is
         let at = format!("/missingEnv/{i}");
         let issue = match deployment.env_check {
             EnvCheck::Strict => Issue::error(
-                MISSING_ENV,
+                IssueCode::MissingEnv,
                 at,
                 format!(
                     "the service lacks the required env name {} (unset or empty) and is not ready while it does; set it in the service's environment",
@@ -155,7 +130,7 @@ pub fn check_service_info(info: &ServiceInfo, deployment: &Deployment) -> Vec<Is
                 ),
             ),
             EnvCheck::Warn => Issue::warning(
-                MISSING_ENV,
+                IssueCode::MissingEnv,
                 at,
                 format!(
                     "the service lacks the required env name {} (unset or empty) and serves anyway under the warn env check; set it, or calls that read it may fail",
@@ -196,7 +171,7 @@ fn check_tools(info: &ServiceInfo, deployment: &Deployment, report: &mut Report)
             .collect();
         match others.first() {
             None => report.push(Issue::error(
-                TOOL_NOT_SERVED,
+                IssueCode::ToolNotServed,
                 "/tools",
                 format!(
                     "{indexed} is indexed but the service does not serve it; redeploy the service with the deployed index"
@@ -205,7 +180,7 @@ fn check_tools(info: &ServiceInfo, deployment: &Deployment, report: &mut Report)
             Some((i, _)) => {
                 let served: Vec<&str> = others.iter().map(|(_, v)| v.as_str()).collect();
                 report.push(Issue::error(
-                    TOOL_VERSION_MISMATCH,
+                    IssueCode::ToolVersionMismatch,
                     format!("/tools/{i}/version"),
                     format!(
                         "{indexed} is indexed but the service serves {} (calls naming the indexed version would fail with tool-version-mismatch); redeploy the service with the deployed index",
@@ -218,7 +193,7 @@ fn check_tools(info: &ServiceInfo, deployment: &Deployment, report: &mut Report)
     for (i, served) in info.tools.iter().enumerate() {
         if !deployment.tools.iter().any(|t| t.id == served.id) {
             report.push(Issue::warning(
-                TOOL_NOT_INDEXED,
+                IssueCode::ToolNotIndexed,
                 format!("/tools/{i}"),
                 format!(
                     "the service serves tool {}, which the deployed index does not have; the endpoint may serve another build",
@@ -233,7 +208,7 @@ fn check_checks(info: &ServiceInfo, deployment: &Deployment, report: &mut Report
     for check in &deployment.checks {
         if !info.checks.contains(check) {
             report.push(Issue::error(
-                CHECK_NOT_SERVED,
+                IssueCode::CheckNotServed,
                 "/checks",
                 format!(
                     "check {} is indexed but the service does not serve it; guardrails using it would fail with check-not-in-pack",
@@ -247,7 +222,7 @@ fn check_checks(info: &ServiceInfo, deployment: &Deployment, report: &mut Report
             let mut at = String::from("/checks");
             pointer::push_index(&mut at, i);
             report.push(Issue::warning(
-                CHECK_NOT_INDEXED,
+                IssueCode::CheckNotIndexed,
                 at,
                 format!(
                     "the service serves check {}, which the deployed index has no pack check for",

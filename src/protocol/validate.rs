@@ -9,6 +9,7 @@
 
 use super::defaults::DefaultPlan;
 use super::message::{ErrorCode, PackError, ValidationIssue};
+use crate::diagnostics::IssueCode;
 use crate::schema::CompiledSchema;
 use serde_json::{Map, Value};
 
@@ -93,7 +94,7 @@ impl SideSchema {
 /// the messages, paths, keywords and params.
 pub(crate) fn schema_issues(schema: &CompiledSchema, instance: &Value) -> Vec<ValidationIssue> {
     schema
-        .issues(instance, "", "tool-validation")
+        .issues(instance, "", IssueCode::ToolValidation)
         .into_iter()
         .map(|issue| ValidationIssue {
             instance_path: issue.instance_path().to_owned(),

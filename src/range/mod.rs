@@ -71,6 +71,7 @@
 mod parse;
 mod scan;
 
+use crate::diagnostics::IssueCode;
 use semver::{BuildMetadata, Prerelease, Version};
 use std::cmp::Ordering;
 use std::fmt;
@@ -430,8 +431,8 @@ impl RangeError {
     }
 
     /// The stable code: always `invalid-version-range` (spec `agents.md` §1.3).
-    pub fn code(&self) -> &'static str {
-        "invalid-version-range"
+    pub fn code(&self) -> IssueCode {
+        IssueCode::InvalidVersionRange
     }
 
     /// The 0-based index of the `||` alternative that failed (0 when the whole text failed).

@@ -2,15 +2,13 @@
 //! `003`, compiled once.
 
 use crate::diagnostics::Issue;
+use crate::diagnostics::IssueCode;
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 use std::sync::LazyLock;
 
 /// The capability schema's `$id` (upstream `CAPABILITY_SCHEMA_URI`).
 pub const CAPABILITY_SCHEMA_URI: &str = "https://kindgi.com/schemas/v1/capability.schema.json";
-
-/// The issue code of every capability schema failure (upstream's error code).
-const CODE: &str = "invalid-capability";
 
 static SCHEMA_TEXT: &str = include_str!("capability.schema.json");
 
@@ -54,7 +52,7 @@ pub fn validate_capability(capability: &Value) -> Vec<Issue> {
         Ok(v) => v,
         Err(e) => {
             return vec![Issue::error(
-                "internal-schema",
+                IssueCode::SchemaCompile,
                 "",
                 format!("capability schema failed to compile: {e}"),
             )];
@@ -70,7 +68,11 @@ pub fn validate_capability(capability: &Value) -> Vec<Issue> {
 /// Ajv-shaped issues come from the shared converter, so every schema-driven issue of runstart
 /// words the same keyword the same way.
 fn push_issues(out: &mut Vec<Issue>, e: &ValidationError<'_>) {
-    out.push(crate::schema::issue_from_error(e, "", CODE));
+    out.push(crate::schema::issue_from_error(
+        e,
+        "",
+        IssueCode::InvalidCapability,
+    ));
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use super::wire::PlannedTool;
 use crate::catalog::{Catalog, ToolRange};
 use crate::diagnostics::Issue;
+use crate::diagnostics::IssueCode;
 use crate::index::PackIndex;
 use crate::index::wire::{Agent, BlockKind, Guardrail, Instructions, Tool};
 use crate::range::{Range, compare_versions, parse_version};
@@ -361,7 +362,7 @@ impl PackState {
             let text = t.entry.version.as_deref().unwrap_or(&pack.pack_version);
             let Some(version) = parse_version(text) else {
                 issues.push(Issue::error(
-                    "invalid-version",
+                    IssueCode::InvalidShape,
                     format!("/tools/{}/version", t.index),
                     format!(
                         "tool \"{}\" version \"{text}\" is not a semver version",
@@ -413,7 +414,7 @@ impl PackState {
             let at = format!("/blocks/{}", b.index);
             let Some(version) = parse_version(&b.entry.version) else {
                 issues.push(Issue::error(
-                    "invalid-block",
+                    IssueCode::InvalidBlock,
                     format!("{at}/version"),
                     "version must be major.minor.patch, e.g. \"1.0.0\"",
                 ));
@@ -436,7 +437,7 @@ impl PackState {
                         },
                         Err(e) => {
                             issues.push(Issue::error(
-                                "template-parse",
+                                IssueCode::TemplateParse,
                                 format!("{at}/content/template"),
                                 format!(
                                     "template isn't valid Liquid: {}",
@@ -539,7 +540,7 @@ impl PackState {
                 let pin = self.pick_block(id, &range).map(|b| b.version.clone());
                 if pin.is_none() {
                     issues.push(Issue::error(
-                        "block-unresolvable",
+                        IssueCode::BlockUnresolvable,
                         at,
                         format!("block \"{id}\" has no published version in \"{range_text}\""),
                     ));
@@ -553,7 +554,7 @@ impl PackState {
             }
             Err(e) => {
                 issues.push(Issue::error(
-                    "invalid-version-range",
+                    IssueCode::InvalidVersionRange,
                     at,
                     format!("block \"{id}\" range \"{range_text}\": {e}"),
                 ));
@@ -568,7 +569,7 @@ impl PackState {
         let mut issues = Vec::new();
         let Some(version) = parse_version(&agent.version) else {
             return Err(vec![Issue::error(
-                "invalid-agent",
+                IssueCode::InvalidAgent,
                 format!("{base}/version"),
                 "version must be a valid semver string",
             )]);
@@ -602,7 +603,7 @@ impl PackState {
                 },
                 Err(e) => {
                     issues.push(Issue::error(
-                        "template-parse",
+                        IssueCode::TemplateParse,
                         format!("{base}/instructions"),
                         format!(
                             "template isn't valid Liquid: {}",
@@ -657,7 +658,7 @@ impl PackState {
                     capability,
                 }),
                 Err(e) => issues.push(Issue::error(
-                    "invalid-capability",
+                    IssueCode::InvalidCapability,
                     format!("{base}/capabilities/{k}{}", e.pointer()),
                     format!("not a capability declaration: {}", e.message()),
                 )),

@@ -7,6 +7,7 @@ use super::compiled::{
 use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins};
 use super::{RunStartError, Snapshot};
 use crate::catalog::ResolveError;
+use crate::diagnostics::IssueCode;
 use crate::range::parse_version;
 use crate::route::{
     AllowDeny, Capability, RouteRequest, Scratch, TenantPolicy, merge_tenant_policies,
@@ -356,7 +357,7 @@ fn resolve_block(
         let problems = crate::schema::model_settings_schema().issues(
             values,
             "/content/values",
-            "block-unresolvable",
+            IssueCode::BlockUnresolvable,
         );
         if !problems.is_empty() {
             let why: Vec<String> = problems

@@ -1,6 +1,7 @@
 //! Ajv-shaped issues from `jsonschema` validation errors.
 
 use crate::diagnostics::Issue;
+use crate::diagnostics::IssueCode;
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Value, json};
@@ -12,7 +13,7 @@ use serde_json::{Value, json};
 /// error's schema location as a URI fragment (`#/properties/tools/…`). Messages follow Ajv 8's
 /// templates; for `additionalProperties`, which Ajv reports once per unknown property, the
 /// message also names the property so a person can act on it.
-pub fn issue_from_error(error: &ValidationError<'_>, base: &str, code: &'static str) -> Issue {
+pub fn issue_from_error(error: &ValidationError<'_>, base: &str, code: IssueCode) -> Issue {
     let mut path = String::with_capacity(base.len() + 16);
     path.push_str(base);
     path.push_str(error.instance_path().as_str());
@@ -206,7 +207,7 @@ mod tests {
     fn issues(schema: Value, instance: Value) -> Vec<Issue> {
         let v = jsonschema::validator_for(&schema).expect("test schema compiles");
         v.iter_errors(&instance)
-            .map(|e| issue_from_error(&e, "/base", "shape"))
+            .map(|e| issue_from_error(&e, "/base", IssueCode::InvalidShape))
             .collect()
     }
 

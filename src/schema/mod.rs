@@ -28,12 +28,10 @@ pub use pattern::BACKTRACK_LIMIT;
 pub const MAX_SCHEMA_DEPTH: usize = compile::MAX_DEPTH;
 
 use crate::diagnostics::Issue;
+use crate::diagnostics::IssueCode;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
-
-/// Issue code for a pack-supplied schema that is not a valid draft 2020-12 schema.
-pub const INVALID_SCHEMA: &str = "invalid-schema";
 
 /// The meta-schemas Ajv 2020 knows, each compiled once, by `$id`.
 fn meta_programs() -> &'static Vec<(String, compile::Program)> {
@@ -104,7 +102,7 @@ fn meta_check(schema: &Value) -> Result<(), String> {
 /// Checks `schema` against the JSON Schema draft 2020-12 meta-schema, as Ajv does before it
 /// compiles a schema.
 ///
-/// Returns one [`INVALID_SCHEMA`] issue per Ajv error, with `instancePath` = `pointer` (where
+/// Returns one [`IssueCode::InvalidSchema`] issue per Ajv error, with `instancePath` = `pointer` (where
 /// the schema sits in the index) joined with the path inside the schema. An empty vector means
 /// the schema is valid.
 ///
@@ -121,7 +119,7 @@ pub fn check_meta(schema: &Value, pointer: &str) -> Vec<Issue> {
         Ok(errors) => errors,
         Err(why) => {
             return vec![Issue::error(
-                INVALID_SCHEMA,
+                IssueCode::InvalidSchema,
                 pointer,
                 format!("not a valid JSON Schema (draft 2020-12): {why}"),
             )];
@@ -146,7 +144,7 @@ pub fn check_meta(schema: &Value, pointer: &str) -> Vec<Issue> {
                 e.message
             );
             let mut issue = Issue::error(
-                INVALID_SCHEMA,
+                IssueCode::InvalidSchema,
                 format!("{pointer}{}", e.instance_path),
                 message,
             )
@@ -163,9 +161,6 @@ pub fn check_meta(schema: &Value, pointer: &str) -> Vec<Issue> {
 fn value_at<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
     root.pointer(pointer)
 }
-
-/// Issue code for a pack-supplied schema that fails Ajv strict-mode compilation.
-pub const SCHEMA_COMPILE: &str = "schema-compile";
 
 /// How [`CompiledSchema::compile_with`] compiles: Ajv's strict mode and `allowUnionTypes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,7 +295,7 @@ impl CompiledSchema {
 
     /// Every violation of the schema by `instance`, one Ajv-shaped issue per Ajv error, with
     /// `code`, their instance paths under `base`.
-    pub fn issues(&self, instance: &Value, base: &str, code: &'static str) -> Vec<Issue> {
+    pub fn issues(&self, instance: &Value, base: &str, code: IssueCode) -> Vec<Issue> {
         self.errors(instance)
             .into_iter()
             .map(|e| ajv_issue(e, base, code))
@@ -309,7 +304,7 @@ impl CompiledSchema {
 }
 
 /// An [`AjvError`] as an [`Issue`] with `code`, its instance path under `base`.
-pub fn ajv_issue(e: AjvError, base: &str, code: &'static str) -> Issue {
+pub fn ajv_issue(e: AjvError, base: &str, code: IssueCode) -> Issue {
     let mut issue = Issue::error(code, format!("{base}{}", e.instance_path), e.message)
         .with_schema_path(e.schema_path)
         .with_keyword(e.keyword);
@@ -367,7 +362,7 @@ impl SchemaCache {
         compiled
     }
 
-    /// Issues for `schema` at `pointer` when it does not compile: one [`SCHEMA_COMPILE`]
+    /// Issues for `schema` at `pointer` when it does not compile: one [`IssueCode::SchemaCompile`]
     /// issue per reason, message `Inline schema failed to compile: <why>` (upstream's form).
     pub fn compile_issues(&self, schema: &Value, pointer: &str) -> Vec<Issue> {
         match self.get(schema).as_ref() {
@@ -376,7 +371,7 @@ impl SchemaCache {
                 .iter()
                 .map(|w| {
                     Issue::error(
-                        SCHEMA_COMPILE,
+                        IssueCode::SchemaCompile,
                         pointer,
                         format!("Inline schema failed to compile: {w}"),
                     )

@@ -2,6 +2,7 @@
 
 use super::CompiledTemplate;
 use super::analysis::{Segment, VariableRef};
+use crate::diagnostics::IssueCode;
 use std::collections::BTreeSet;
 use std::ops::Range;
 
@@ -82,14 +83,14 @@ pub enum CheckIssueKind {
 
 impl CheckIssueKind {
     /// The stable issue code.
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> IssueCode {
         match self {
-            CheckIssueKind::UnknownVariable => "template-unknown-variable",
-            CheckIssueKind::UnknownField => "template-unknown-field",
-            CheckIssueKind::UnknownSettings => "template-unknown-settings",
-            CheckIssueKind::InputOutsideFlow => "template-input-outside-flow",
-            CheckIssueKind::PartialTag => "template-partial",
-            CheckIssueKind::Unsupported => "template-unsupported",
+            CheckIssueKind::UnknownVariable => IssueCode::TemplateUnknownVariable,
+            CheckIssueKind::UnknownField => IssueCode::TemplateUnknownField,
+            CheckIssueKind::UnknownSettings => IssueCode::TemplateUnknownSettings,
+            CheckIssueKind::InputOutsideFlow => IssueCode::TemplateInputOutsideFlow,
+            CheckIssueKind::PartialTag => IssueCode::TemplatePartial,
+            CheckIssueKind::Unsupported => IssueCode::TemplateUnsupported,
         }
     }
 
@@ -115,7 +116,7 @@ impl CheckIssue {
         self.kind
     }
     /// The stable code (see [`CheckIssueKind::code`]).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> IssueCode {
         self.kind.code()
     }
     /// The message.
@@ -179,7 +180,7 @@ impl CompiledTemplate {
     ///
     /// let t = CompiledTemplate::parse("{{ firm }} {{ agent.owner }}\n{{ custmer.name }}")?;
     /// let issues = t.check(&AllowedVariables::new().with_params(["firm"]));
-    /// let found: Vec<_> = issues.iter().map(|i| (i.code(), i.line(), i.col())).collect();
+    /// let found: Vec<_> = issues.iter().map(|i| (i.code().as_str(), i.line(), i.col())).collect();
     /// assert_eq!(
     ///     found,
     ///     [("template-unknown-field", 1, 15), ("template-unknown-variable", 2, 4)]

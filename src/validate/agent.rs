@@ -5,18 +5,10 @@
 //! compiled parts (ranges, templates, capabilities, cross references) live beside this
 //! module and are called from [`super::validate_index`].
 
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Severity, pointer};
 use crate::schema::SchemaCache;
 use serde_json::{Map, Value};
-
-/// Issue code of upstream's `defineAgent` rules (its error code is `invalid-agent`).
-pub const INVALID_AGENT: &str = "invalid-agent";
-/// Issue code (warning): a parameter's `default` does not have the declared `type`.
-pub const PARAMETER_DEFAULT_TYPE: &str = "parameter-default-type";
-/// Issue code (warning): a parameter named `input`, which the flow step input overwrites.
-pub const INPUT_PARAMETER: &str = "input-parameter";
-/// Issue code (warning): one tool id or guardrail id listed twice in one agent.
-pub const DUPLICATE_REF: &str = "duplicate-ref";
 
 /// Reserved auto-variable names a parameter may not take (agents.md §2; `settings` too).
 pub const RESERVED_PARAMETER_NAMES: [&str; 5] =
@@ -89,7 +81,7 @@ impl<'a> AgentIssues<'a> {
 
     pub(crate) fn push(
         &mut self,
-        code: &'static str,
+        code: IssueCode,
         severity: Severity,
         tokens: &[&str],
         message: impl Into<String>,
@@ -99,12 +91,12 @@ impl<'a> AgentIssues<'a> {
     }
 
     fn error(&mut self, tokens: &[&str], message: impl Into<String>) {
-        self.push(INVALID_AGENT, Severity::Error, tokens, message);
+        self.push(IssueCode::InvalidAgent, Severity::Error, tokens, message);
     }
 
     fn error_at(&mut self, pointer: String, message: impl Into<String>) {
         self.issues
-            .push(Issue::error(INVALID_AGENT, pointer, message));
+            .push(Issue::error(IssueCode::InvalidAgent, pointer, message));
     }
 
     pub(crate) fn into_issues(self) -> Vec<Issue> {
@@ -268,7 +260,7 @@ impl AgentRules<'_> {
                     match non_empty_trimmed(obj.get("id")) {
                         Some(id) => {
                             if ids.contains(&id) {
-                                out.push(DUPLICATE_REF, Severity::Warning, &["tools", &index, "id"], format!(
+                                out.push(IssueCode::DuplicateRef, Severity::Warning, &["tools", &index, "id"], format!(
                                     "tool \"{id}\" is listed twice; the first reference wins at run start, remove the duplicate"
                                 ));
                             }
@@ -292,7 +284,7 @@ impl AgentRules<'_> {
                     match non_empty_trimmed(Some(id)) {
                         Some(id) => {
                             if seen.contains(&id) {
-                                out.push(DUPLICATE_REF, Severity::Warning, &["guardrails", &index], format!(
+                                out.push(IssueCode::DuplicateRef, Severity::Warning, &["guardrails", &index], format!(
                                     "guardrail \"{id}\" is listed twice; it runs once per check point, remove the duplicate"
                                 ));
                             }
@@ -447,7 +439,7 @@ impl AgentRules<'_> {
                     } else if RESERVED_PARAMETER_NAMES.contains(&name) {
                         out.error_at(at("name"), format!("\"{name}\" is a reserved auto-injected variable — do not declare it as a parameter"));
                     } else if name == "input" {
-                        out.issues.push(Issue::warning(INPUT_PARAMETER, at("name"),
+                        out.issues.push(Issue::warning(IssueCode::InputParameter, at("name"),
                             "a parameter named \"input\" is overwritten by the flow step's input whenever the turn has one; rename it"));
                     }
                     names.push(name);
@@ -470,7 +462,7 @@ impl AgentRules<'_> {
                 };
                 if !fits {
                     out.issues.push(Issue::error(
-                        PARAMETER_DEFAULT_TYPE,
+                        IssueCode::ParameterDefaultType,
                         at("default"),
                         format!(
                             "default {default} does not match the declared type {ty}{}",
@@ -731,7 +723,7 @@ mod tests {
             .into_iter()
             .map(|i| {
                 (
-                    i.code().to_owned(),
+                    i.code().to_string(),
                     i.instance_path().to_owned(),
                     i.message().to_owned(),
                 )
@@ -858,6 +850,6 @@ mod tests {
         a["parameters"] = json!([{"name": "input", "type": "string"}]);
         let got = check(a);
         assert_eq!(got.len(), 1);
-        assert_eq!(got[0].0, INPUT_PARAMETER);
+        assert_eq!(got[0].0, IssueCode::InputParameter.as_str());
     }
 }

@@ -5,13 +5,9 @@
 //! parameters) run with the other template checks.
 
 use super::agent::{AgentIssues, AgentRules, is_block_id};
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use serde_json::{Map, Value};
-
-/// Issue code of `validateBlock` rules (upstream's error code is `invalid-block`).
-pub const INVALID_BLOCK: &str = "invalid-block";
-/// Issue code: a settings block's values do not satisfy its schema (Ajv-shaped).
-pub const SETTINGS_VALUES: &str = "settings-values";
 
 fn is_plain_version(v: &str) -> bool {
     let parts: Vec<&str> = v.split('.').collect();
@@ -26,7 +22,7 @@ fn is_plain_version(v: &str) -> bool {
 pub(crate) fn check_block(block: &Value, base: &str, rules: &AgentRules<'_>, out: &mut Vec<Issue>) {
     let err = |out: &mut Vec<Issue>, tokens: &[&str], message: &str| {
         out.push(Issue::error(
-            INVALID_BLOCK,
+            IssueCode::InvalidBlock,
             pointer::join(base, tokens),
             message,
         ));
@@ -70,7 +66,7 @@ pub(crate) fn check_block(block: &Value, base: &str, rules: &AgentRules<'_>, out
 fn prompt(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mut Vec<Issue>) {
     let Some(content) = obj.get("content").and_then(Value::as_object) else {
         out.push(Issue::error(
-            INVALID_BLOCK,
+            IssueCode::InvalidBlock,
             format!("{base}/content"),
             "a prompt block needs content: { template, parameters? }",
         ));
@@ -81,7 +77,7 @@ fn prompt(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mu
         .filter(|k| !matches!(k.as_str(), "template" | "parameters"))
     {
         out.push(Issue::error(
-            INVALID_BLOCK,
+            IssueCode::InvalidBlock,
             pointer::join(base, &["content", key]),
             format!("unknown prompt content field \"{key}\""),
         ));
@@ -92,7 +88,7 @@ fn prompt(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mu
         .is_none_or(|t| t.trim().is_empty())
     {
         out.push(Issue::error(
-            INVALID_BLOCK,
+            IssueCode::InvalidBlock,
             format!("{base}/content/template"),
             "template must be a non-empty string",
         ));
@@ -106,7 +102,7 @@ fn prompt(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mu
 fn settings(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mut Vec<Issue>) {
     let Some(content) = obj.get("content").and_then(Value::as_object) else {
         out.push(Issue::error(
-            INVALID_BLOCK,
+            IssueCode::InvalidBlock,
             format!("{base}/content"),
             "a settings block needs content: { values, schema? }",
         ));
@@ -117,14 +113,14 @@ fn settings(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &
         .filter(|k| !matches!(k.as_str(), "values" | "schema"))
     {
         out.push(Issue::error(
-            INVALID_BLOCK,
+            IssueCode::InvalidBlock,
             pointer::join(base, &["content", key]),
             format!("unknown settings content field \"{key}\""),
         ));
     }
     let Some(values) = content.get("values").filter(|v| v.is_object()) else {
         out.push(Issue::error(
-            INVALID_BLOCK,
+            IssueCode::InvalidBlock,
             format!("{base}/content/values"),
             "values must be a JSON object",
         ));
@@ -136,7 +132,7 @@ fn settings(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &
     let schema_at = format!("{base}/content/schema");
     if !schema.is_object() {
         out.push(Issue::error(
-            INVALID_BLOCK,
+            IssueCode::InvalidBlock,
             schema_at,
             "schema must be a JSON Schema object",
         ));
@@ -144,9 +140,11 @@ fn settings(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &
     }
     tunable_marks(schema, &schema_at, out);
     match rules.schemas.get(schema).as_ref() {
-        Ok(compiled) => {
-            out.extend(compiled.issues(values, &format!("{base}/content/values"), SETTINGS_VALUES))
-        }
+        Ok(compiled) => out.extend(compiled.issues(
+            values,
+            &format!("{base}/content/values"),
+            IssueCode::SettingsValues,
+        )),
         Err(_) => out.extend(rules.schemas.compile_issues(schema, &schema_at)),
     }
 }
@@ -187,7 +185,7 @@ fn tunable_marks(schema: &Value, at: &str, out: &mut Vec<Issue>) {
                 Some("only a number or integer with minimum and maximum, or an enum of at least 2 values, can be tunable".to_owned())
             };
             if let Some(problem) = problem {
-                out.push(Issue::error(INVALID_BLOCK, mark_at, problem));
+                out.push(Issue::error(IssueCode::InvalidBlock, mark_at, problem));
             }
         }
         for (key, child) in obj {
@@ -228,7 +226,7 @@ mod tests {
         out.into_iter()
             .map(|i| {
                 (
-                    i.code().to_owned(),
+                    i.code().to_string(),
                     i.instance_path().to_owned(),
                     i.message().to_owned(),
                 )

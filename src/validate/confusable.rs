@@ -2,14 +2,11 @@
 //! equal (Cyrillic `а` for Latin `a`, fullwidth `ｓ`, a zero-width space) are a warning, since
 //! a reviewer reading `support.triage` cannot tell which of the two an agent references.
 
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report, pointer};
 use crate::index::{LISTS, kind_of_list, raw_list};
 use serde_json::Value;
 use std::collections::HashMap;
-
-/// Issue code (warning): an id that differs from another id of the pack only by characters
-/// that look alike.
-pub const CONFUSABLE_ID: &str = "confusable-id";
 
 /// Warns at each entry whose id is confusable with an earlier, different id of the pack
 /// (lists in index order, entries in order), naming the earlier one.
@@ -37,7 +34,7 @@ pub(super) fn check_confusable_ids(document: &Value, report: &mut Report) {
                     at.push_str("/id");
                     report.push(
                         Issue::warning(
-                            CONFUSABLE_ID,
+                            IssueCode::ConfusableId,
                             at,
                             format!(
                                 "{} id \"{}\" looks like {} id \"{}\" (/{other_list}/{j}) but differs in look-alike characters; rename one so they read differently",

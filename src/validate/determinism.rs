@@ -1,18 +1,12 @@
 //! Determinism rules of seed `001_…`: canonical bytes, lists sorted by id, and each
 //! `kind:id:version` defined once.
 
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report, pointer};
 use crate::index::{LISTS, canonical_text, kind_of_list, raw_list};
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::HashMap;
-
-/// Issue code (warning): the bytes are not what an indexer would write.
-pub const NON_CANONICAL: &str = "non-canonical-index";
-/// Issue code: a list is not sorted by id.
-pub const NOT_SORTED: &str = "entries-not-sorted";
-/// Issue code: a `kind:id:version` is defined twice.
-pub const DUPLICATE: &str = "duplicate-entry";
 
 pub(super) fn check_canonical(text: &str, document: &Value, report: &mut Report) {
     let canonical = canonical_text(document);
@@ -27,7 +21,7 @@ pub(super) fn check_canonical(text: &str, document: &Value, report: &mut Report)
         + 1;
     report.push(
         Issue::warning(
-            NON_CANONICAL,
+            IssueCode::NonCanonicalIndex,
             "",
             format!(
                 "the file is not in canonical form (first difference at line {line}): an indexer \
@@ -54,7 +48,7 @@ pub(super) fn check_sorted(document: &Value, report: &mut Report) {
                 && crate::index::utf16_cmp(prev, id) == Ordering::Greater
             {
                 report.push(Issue::error(
-                        NOT_SORTED,
+                        IssueCode::EntriesNotSorted,
                         format!("/{list}/{i}/id"),
                         format!(
                             "{list} must be sorted by id (UTF-16 code-unit order): \"{id}\" comes after \"{prev}\""
@@ -99,7 +93,7 @@ pub(super) fn check_duplicates(document: &Value, report: &mut Report) {
                 pointer::push_index(&mut at, i);
                 report.push(
                     Issue::error(
-                        DUPLICATE,
+                        IssueCode::DuplicateEntry,
                         at,
                         format!(
                             "{}: duplicate {kind} '{id}'{version_text} (also defined in {}, at /{list}/{first}); a pack defines each {kind} id and version once",
@@ -175,7 +169,7 @@ mod tests {
         check_canonical(&canonical_text(&doc), &doc, &mut r);
         assert!(r.is_empty());
         check_canonical("{\"a\":[1,{\"b\":\"c\"}]}", &doc, &mut r);
-        assert_eq!(r.issues()[0].code(), NON_CANONICAL);
+        assert_eq!(r.issues()[0].code(), IssueCode::NonCanonicalIndex);
         assert_eq!(r.issues()[0].params()["line"], 1);
     }
 }

@@ -1,14 +1,12 @@
 //! Per-entry checks of the first cut: module paths in the index's form, and the JSON Schemas
 //! tools and guardrails carry.
 
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
 use crate::index::wire::{Guardrail, Tool};
 use crate::index::{Indexed, LISTS, raw_list};
-use crate::schema::{CompiledSchema, SCHEMA_COMPILE, check_meta};
+use crate::schema::{CompiledSchema, check_meta};
 use serde_json::Value;
-
-/// Issue code: a module path is not relative to the pack root with forward slashes.
-pub const MODULE_PATH: &str = "module-path-form";
 
 /// Why `path` is not in the index's form (forward slashes, relative to the pack root, no
 /// leading `./`), or `None` when it is.
@@ -44,7 +42,7 @@ pub(super) fn check_module_paths(document: &Value, report: &mut Report) {
                 }
                 if let Some(problem) = module_path_problem(path) {
                     report.push(Issue::error(
-                        MODULE_PATH,
+                        IssueCode::ModulePathForm,
                         format!("/{list}/{i}/{field}"),
                         format!("{field} \"{path}\" {problem} (e.g. tools/echo/index.ts)"),
                     ));
@@ -54,9 +52,9 @@ pub(super) fn check_module_paths(document: &Value, report: &mut Report) {
     }
 }
 
-/// `schema` is a valid draft 2020-12 schema ([`INVALID_SCHEMA`](crate::schema::INVALID_SCHEMA)
+/// `schema` is a valid draft 2020-12 schema ([`IssueCode::InvalidSchema`](IssueCode::InvalidSchema)
 /// issues otherwise) and, when it is, runstart can compile it without strict mode (one
-/// [`SCHEMA_COMPILE`] issue otherwise: an unresolvable `$ref`, a pattern no engine runs), so a
+/// [`IssueCode::SchemaCompile`] issue otherwise: an unresolvable `$ref`, a pattern no engine runs), so a
 /// schema that will never check anything does not pass silently.
 fn check_schema(schema: &serde_json::Value, pointer: &str) -> Vec<Issue> {
     let out = check_meta(schema, pointer);
@@ -69,7 +67,7 @@ fn check_schema(schema: &serde_json::Value, pointer: &str) -> Vec<Issue> {
             .iter()
             .map(|w| {
                 Issue::error(
-                    SCHEMA_COMPILE,
+                    IssueCode::SchemaCompile,
                     pointer,
                     format!("the schema does not compile: {w}"),
                 )

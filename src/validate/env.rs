@@ -1,12 +1,10 @@
 //! The `env` rules (flows.md §3.2): both lists present, each sorted by code unit with unique
 //! items, names that are environment variable names, no `KINDGI_*` name, no name in both.
 
+use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
 use serde_json::Value;
 use std::cmp::Ordering;
-
-/// Issue code for every `env` problem (upstream reports them as `config-invalid`, field `env`).
-pub const ENV_INVALID: &str = "env-invalid";
 
 fn is_env_name(name: &str) -> bool {
     let mut chars = name.chars();
@@ -29,20 +27,20 @@ pub(super) fn check_env(document: &Value, report: &mut Report) {
             let at = format!("/env/{list}/{i}");
             if !is_env_name(name) {
                 report.push(Issue::error(
-                    ENV_INVALID,
+                    IssueCode::EnvInvalid,
                     &at,
                     format!("\"{name}\" in `env.{list}` isn't an environment variable name"),
                 ));
             } else if name.starts_with("KINDGI_") {
                 report.push(Issue::error(
-                    ENV_INVALID,
+                    IssueCode::EnvInvalid,
                     &at,
                     format!("\"{name}\" in `env.{list}`: `KINDGI_*` names configure Kindgi, not the pack"),
                 ));
             }
             if names[..i].iter().any(|n| n.as_str() == Some(name)) {
                 report.push(Issue::error(
-                    ENV_INVALID,
+                    IssueCode::EnvInvalid,
                     &at,
                     format!("\"{name}\" is listed twice in `env.{list}`"),
                 ));
@@ -50,7 +48,7 @@ pub(super) fn check_env(document: &Value, report: &mut Report) {
                 && crate::index::utf16_cmp(prev, name) == Ordering::Greater
             {
                 report.push(Issue::error(
-                    ENV_INVALID,
+                    IssueCode::EnvInvalid,
                     &at,
                     format!("`env.{list}` must be sorted: \"{name}\" comes after \"{prev}\""),
                 ));
@@ -67,7 +65,7 @@ pub(super) fn check_env(document: &Value, report: &mut Report) {
                 && required.iter().any(|r| r.as_str() == Some(n))
             {
                 report.push(Issue::error(
-                    ENV_INVALID,
+                    IssueCode::EnvInvalid,
                     format!("/env/optional/{i}"),
                     format!("\"{n}\" is in both `env.required` and `env.optional`"),
                 ));

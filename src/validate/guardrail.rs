@@ -2,14 +2,10 @@
 //! guardrail's `judgeCapabilities`, and `config` against `configSchema`.
 
 use crate::diagnostics::Issue;
+use crate::diagnostics::IssueCode;
 use crate::index::Indexed;
 use crate::index::wire::{CheckPoint, Guardrail};
 use crate::schema::CompiledSchema;
-
-/// Issue code of the guardrail rules.
-pub const INVALID_GUARDRAIL: &str = "invalid-guardrail";
-/// Issue code: a guardrail's `config` does not satisfy its `configSchema` (Ajv-shaped).
-pub const GUARDRAIL_CONFIG: &str = "guardrail-config";
 
 fn point_name(p: CheckPoint) -> &'static str {
     match p {
@@ -44,7 +40,7 @@ pub(crate) fn check_guardrail(
                 .collect::<Vec<_>>()
                 .join(", ");
             out.push(Issue::error(
-                INVALID_GUARDRAIL,
+                IssueCode::InvalidGuardrail,
                 format!("{base}/at"),
                 format!(
                     "guardrail \"{}\" runs at {} but its check runs only at {list}; add {} to checkPoints or change at",
@@ -58,7 +54,7 @@ pub(crate) fn check_guardrail(
     if entry.kind == "llm-judge" {
         match &entry.judge_capabilities {
             None => out.push(Issue::error(
-                INVALID_GUARDRAIL,
+                IssueCode::InvalidGuardrail,
                 base.clone(),
                 format!("llm-judge guardrail \"{}\" needs judgeCapabilities: what its judge model is routed by", entry.id),
             )),
@@ -71,7 +67,11 @@ pub(crate) fn check_guardrail(
     if let (Some(schema), Some(config)) = (&entry.config_schema, &entry.config) {
         // The meta-schema check already reported an invalid configSchema; nothing to add.
         if let Ok(compiled) = CompiledSchema::compile_lenient(schema) {
-            out.extend(compiled.issues(config, &format!("{base}/config"), GUARDRAIL_CONFIG));
+            out.extend(compiled.issues(
+                config,
+                &format!("{base}/config"),
+                IssueCode::GuardrailConfig,
+            ));
         }
     }
 }
@@ -89,7 +89,7 @@ mod tests {
                 vec![]
             } else {
                 vec![Issue::error(
-                    "invalid-capability",
+                    IssueCode::InvalidCapability,
                     "/needs",
                     "must have required property 'needs'",
                 )]

@@ -5,23 +5,12 @@
 
 use crate::catalog::deploy_pin_message;
 use crate::diagnostics::Issue;
+use crate::diagnostics::IssueCode;
 use crate::index::{PackIndex, raw_list};
 use crate::range::{Range, compare_versions, parse_version};
 use semver::Version;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
-
-/// Issue code: a tool ref names a tool the pack does not have.
-pub const TOOL_NOT_FOUND: &str = "tool-not-found";
-/// Issue code: a tool ref's range is not a valid npm range.
-pub const INVALID_VERSION_RANGE: &str = "invalid-version-range";
-/// Issue code: no version of the tool satisfies the range.
-pub const TOOL_VERSION_UNRESOLVABLE: &str = "tool-version-unresolvable";
-/// Issue code: an agent lists a guardrail id the pack does not have.
-pub const UNKNOWN_GUARDRAIL: &str = "unresolved-guardrail";
-/// Issue code: a block reference does not resolve (missing, out of range, wrong kind, or not
-/// model settings).
-pub const BLOCK_UNRESOLVABLE: &str = "block-unresolvable";
 
 /// Versions of one id, highest first (npm order), with the entry index of each.
 pub(crate) type Versions = Vec<(Version, usize)>;
@@ -117,7 +106,7 @@ impl<'a> PackRefs<'a> {
                 };
                 if !self.guardrails.contains(g) {
                     out.push(Issue::error(
-                        UNKNOWN_GUARDRAIL,
+                        IssueCode::UnresolvedGuardrail,
                         format!("{base}/guardrails/{j}"),
                         format!("agent \"{agent_id}\": guardrail \"{g}\" is not in the pack; its turns would fail with unresolved-guardrail"),
                     ));
@@ -171,7 +160,7 @@ impl<'a> PackRefs<'a> {
             Err(e) => {
                 return Some(
                     Issue::error(
-                        INVALID_VERSION_RANGE,
+                        IssueCode::InvalidVersionRange,
                         "",
                         format!("agent \"{agent_id}\": tool \"{id}\" has an invalid version range \"{range_text}\": {e}"),
                     )
@@ -194,7 +183,7 @@ impl<'a> PackRefs<'a> {
             let none: [&str; 0] = [];
             return Some(
                 Issue::error(
-                    TOOL_NOT_FOUND,
+                    IssueCode::ToolNotFound,
                     "",
                     deploy_pin_message(agent_id, id, range_text, &none),
                 )
@@ -207,7 +196,7 @@ impl<'a> PackRefs<'a> {
         let published: Vec<String> = versions.iter().map(ToString::to_string).collect();
         Some(
             Issue::error(
-                TOOL_VERSION_UNRESOLVABLE,
+                IssueCode::ToolVersionUnresolvable,
                 "",
                 deploy_pin_message(agent_id, id, range_text, &published),
             )
@@ -235,7 +224,7 @@ impl<'a> PackRefs<'a> {
         let desc = format!("{} block \"{id}\"", role.desc());
         let issue = |message: String| {
             Issue::error(
-                BLOCK_UNRESOLVABLE,
+                IssueCode::BlockUnresolvable,
                 at,
                 format!("agent \"{agent_id}\": {message}"),
             )
@@ -272,7 +261,7 @@ impl<'a> PackRefs<'a> {
             let problems = crate::schema::model_settings_schema().issues(
                 values,
                 "/content/values",
-                BLOCK_UNRESOLVABLE,
+                IssueCode::BlockUnresolvable,
             );
             if !problems.is_empty() {
                 let why: Vec<String> = problems
@@ -329,7 +318,7 @@ mod tests {
         out.into_iter()
             .map(|i| {
                 (
-                    i.code().to_owned(),
+                    i.code().to_string(),
                     i.instance_path().to_owned(),
                     i.message().to_owned(),
                 )
@@ -372,13 +361,13 @@ mod tests {
             json!({}),
         ));
         assert_eq!(got.len(), 4, "{got:#?}");
-        assert_eq!(got[0], (TOOL_VERSION_UNRESOLVABLE.into(), "/agents/0/tools/1/version".into(),
+        assert_eq!(got[0], (IssueCode::ToolVersionUnresolvable.to_string(), "/agents/0/tools/1/version".into(),
             "agent \"a\": tool \"t\" has no published version in \"^3.0.0\" (published: 2.0.0-beta.1, 1.2.0, 1.0.0); publish one in range first, or change the range".into()));
-        assert_eq!(got[1].0, INVALID_VERSION_RANGE);
+        assert_eq!(got[1].0, IssueCode::InvalidVersionRange.as_str());
         assert_eq!(
             got[2],
             (
-                TOOL_NOT_FOUND.into(),
+                IssueCode::ToolNotFound.to_string(),
                 "/agents/0/tools/3/version".into(),
                 "agent \"a\": tool \"u\" has no published version; publish the tool first".into()
             )

@@ -4,24 +4,13 @@
 
 use super::refs::PackRefs;
 use crate::diagnostics::Issue;
+use crate::diagnostics::IssueCode;
 use crate::index::raw_list;
 use crate::template::{
     AllowedVariables, CheckIssue, CheckIssueKind, CompiledTemplate, InputPolicy, ParseErrorKind,
 };
 use serde_json::Value;
 use std::collections::HashSet;
-
-/// Issue code: a template LiquidJS would refuse to parse.
-pub const TEMPLATE_PARSE: &str = "template-parse";
-/// Issue code: a template nesting block tags deeper than [`crate::template::MAX_DEPTH`].
-pub const TEMPLATE_TOO_DEEP: &str = "template-too-deep";
-/// Issue code: a template longer than [`crate::template::MAX_TEMPLATE_LENGTH`] bytes.
-pub const TEMPLATE_TOO_LONG: &str = "template-too-long";
-/// Issue code (warning): a required parameter that the instructions never read.
-pub const UNUSED_PARAMETER: &str = "unused-parameter";
-/// Issue code (warning): an optional parameter without a default that the instructions read;
-/// a run that omits it fails (LiquidJS's `default` filter does not rescue an undefined name).
-pub const OPTIONAL_PARAMETER_READ: &str = "optional-parameter-read";
 
 /// Most issues of one code listed for one template; the rest are counted in one final issue
 /// of the same code ("N more issues of this kind"), as compilers do. A template of 256 KiB can
@@ -32,12 +21,12 @@ pub const MAX_ISSUES_PER_TEMPLATE: usize = 100;
 pub const MAX_ISSUES_PER_REPORT: usize = 1_000;
 
 /// Codes of the template checks, which [`cap_template_issues`] caps per report.
-const CHECK_CODES: [&str; 5] = [
-    "template-unknown-variable",
-    "template-unknown-field",
-    "template-unknown-settings",
-    "template-input-outside-flow",
-    "template-partial",
+const CHECK_CODES: [IssueCode; 5] = [
+    IssueCode::TemplateUnknownVariable,
+    IssueCode::TemplateUnknownField,
+    IssueCode::TemplateUnknownSettings,
+    IssueCode::TemplateInputOutsideFlow,
+    IssueCode::TemplatePartial,
 ];
 
 /// Pushes the issues of one template (`checked`, in source order, each made into an index
@@ -50,7 +39,7 @@ fn push_capped<'c>(
     at: &str,
     out: &mut Vec<Issue>,
 ) {
-    let mut counts: Vec<(&'static str, crate::diagnostics::Severity, usize)> = Vec::new();
+    let mut counts: Vec<(IssueCode, crate::diagnostics::Severity, usize)> = Vec::new();
     for issue in checked {
         let code = issue.code();
         let slot = match counts.iter().position(|(c, ..)| *c == code) {
@@ -88,7 +77,7 @@ fn push_capped<'c>(
 }
 
 fn more_issues(
-    code: &str,
+    code: IssueCode,
     severity: crate::diagnostics::Severity,
     at: &str,
     omitted: usize,
@@ -97,7 +86,7 @@ fn more_issues(
 ) -> Issue {
     Issue::new(
         severity,
-        code.to_owned(),
+        code,
         at,
         format!(
             "{omitted} more issues of this kind {scope} are not listed (only the first {shown} are); fix these and validate again"
@@ -148,7 +137,7 @@ pub(crate) fn cap_template_issues(issues: &mut Vec<Issue>) {
         let omitted = total[k] - listed[k] - covered[k];
         if omitted > 0 {
             issues.push(more_issues(
-                code,
+                *code,
                 severities[k],
                 "",
                 omitted,
@@ -200,9 +189,9 @@ fn parse(source: &str, at: &str, out: &mut Vec<Issue>) -> Option<CompiledTemplat
             let (line, col) = crate::template::line_col(source, e.offset());
             // The caps get their own codes: the template may be fine Liquid, only too big.
             let code = match e.kind() {
-                ParseErrorKind::TooDeep => TEMPLATE_TOO_DEEP,
-                ParseErrorKind::TooLong => TEMPLATE_TOO_LONG,
-                _ => TEMPLATE_PARSE,
+                ParseErrorKind::TooDeep => IssueCode::TemplateTooDeep,
+                ParseErrorKind::TooLong => IssueCode::TemplateTooLong,
+                _ => IssueCode::TemplateParse,
             };
             out.push(
                 Issue::error(
@@ -330,7 +319,7 @@ pub(crate) fn check_agent_template(
             for (j, name) in bare_optional {
                 if read.contains(name) {
                     out.push(Issue::warning(
-                        OPTIONAL_PARAMETER_READ,
+                        IssueCode::OptionalParameterRead,
                         format!("/agents/{i}/parameters/{j}"),
                         format!("optional parameter \"{name}\" has no default, but the instructions read it: a run that omits it fails with missing-parameter (a `default` filter does not help); give it a default"),
                     ));
@@ -339,7 +328,7 @@ pub(crate) fn check_agent_template(
             for (j, name) in required {
                 if !read.contains(name) {
                     out.push(Issue::warning(
-                        UNUSED_PARAMETER,
+                        IssueCode::UnusedParameter,
                         format!("/agents/{i}/parameters/{j}"),
                         format!("required parameter \"{name}\" is never read by the instructions; every run must supply it for nothing — read it, make it optional, or remove it"),
                     ));

@@ -153,7 +153,7 @@ pub fn render_prompt(
 
 fn failed(e: PromptError) -> RenderOutcome {
     Either::B(RenderFailed {
-        code: e.code().to_owned(),
+        code: e.code().to_string(),
         message: e.to_string(),
         parameter_name: e.parameter_name().map(str::to_owned),
     })
