@@ -35,14 +35,7 @@ struct ShapeValidators {
 }
 
 fn build(schema: &Value) -> jsonschema::Validator {
-    // The `regex` engine matches in linear time: pack text never meets a backtracking
-    // matcher, whatever the schema's patterns are.
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(true)
-        .with_pattern_options(jsonschema::PatternOptions::regex())
-        .build(schema)
-        .expect("the embedded pack index schema compiles") // ok: compiled-in constant, covered by tests
+    crate::schema::build_validator(schema).expect("the embedded pack index schema compiles") // ok: compiled-in constant, covered by tests
 }
 
 fn shape_validators() -> &'static ShapeValidators {

@@ -16,12 +16,7 @@ static SCHEMA_TEXT: &str = include_str!("capability.schema.json");
 /// which the unit tests rule out.
 static VALIDATOR: LazyLock<Result<Validator, String>> = LazyLock::new(|| {
     let schema: Value = serde_json::from_str(SCHEMA_TEXT).map_err(|e| e.to_string())?;
-    // Linear-time `regex` engine, as for every schema runstart evaluates on pack input.
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .with_pattern_options(jsonschema::PatternOptions::regex())
-        .build(&schema)
-        .map_err(|e| e.to_string())
+    crate::schema::build_validator(&schema)
 });
 
 /// Checks a capability declaration against the capability schema (spec §1.10, §4.2).

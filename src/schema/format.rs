@@ -77,11 +77,7 @@ fn delegated() -> &'static HashMap<&'static str, jsonschema::Validator> {
             "relative-json-pointer",
         ] {
             let schema = serde_json::json!({ "format": name });
-            if let Ok(v) = jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .should_validate_formats(true)
-                .build(&schema)
-            {
+            if let Ok(v) = super::validator::build(&schema) {
                 map.insert(name, v);
             }
         }

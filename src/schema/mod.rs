@@ -18,10 +18,12 @@ mod format;
 mod pattern;
 mod text;
 mod uri;
+mod validator;
 
 pub use ajv::issue_from_error;
 pub use eval::{AjvError, MAX_EVAL_DEPTH};
 pub use pattern::BACKTRACK_LIMIT;
+pub(crate) use validator::build as build_validator;
 
 /// Deepest JSON Schema nesting compiled (subschemas plus separately compiled references);
 /// deeper schemas are refused.
