@@ -363,7 +363,14 @@ function renderInstructions(agent, context, prompt) {
   }
   const now = at.toISOString();
   const identity = { id: agent.id, name: agent.name, version: agent.version };
-  const outcome = native.renderPrompt(template, json(renderPayload(template, declared, context, now, identity), 'the render context'));
+  expectString(identity.id, 'agent.id');
+  expectString(identity.name, 'agent.name');
+  expectString(identity.version, 'agent.version');
+  const entry = templateEntry(template);
+  const outcome = native.renderPrepared(
+    entry.prepared,
+    json(renderPayload(entry, template, declared, context, now, identity), 'the render context'),
+  );
   if (typeof outcome === 'string') {
     return { ok: true, value: { rendered: outcome, context: mergedContext(declared, context, now, identity) } };
   }
@@ -383,10 +390,11 @@ function renderInstructions(agent, context, prompt) {
 }
 
 /**
- * Template text → `{computed, occurs}`: whether it may read a global by a computed name
- * (`{{ [key] }}`), and which names occur in its text (filled as names are asked about).
+ * Template text → its entry: the native parsed template (`prepared`), whether the template
+ * may read a global by a computed name (`{{ [key] }}`), whether it names each auto-variable,
+ * and which other names occur in its text (filled as names are asked about).
  */
-const templateFacts = new Map();
+const templateEntries = new Map();
 /** Templates kept; past this the map starts over (a bound on memory). */
 const TEMPLATE_MAP_CAP = 8192;
 /** Longer templates are not kept (past runstart's 256 KiB template cap they do not parse). */
@@ -394,27 +402,63 @@ const TEMPLATE_MAP_MAX_LENGTH = 256 * 1024;
 /** Names remembered per template (callers with endless distinct parameter names). */
 const NAMES_PER_TEMPLATE_CAP = 256;
 
-function factsOf(template) {
-  let facts = templateFacts.get(template);
-  if (facts === undefined) {
-    // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
-    // reads a global whose name need not appear in the text.
-    facts = { computed: /(?:^|[^\w\])?-])\[/.test(template), occurs: new Map() };
+function templateEntry(template) {
+  let entry = templateEntries.get(template);
+  if (entry === undefined) {
+    entry = {
+      prepared: native.prepareTemplate(template),
+      // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
+      // reads a global whose name need not appear in the text.
+      computed: /(?:^|[^\w\])?-])\[/.test(template),
+      // `today` is the first 10 characters of `now`.
+      now: template.includes('now') || template.includes('today'),
+      agent: template.includes('agent'),
+      conversation: template.includes('conversation'),
+      input: template.includes('input'),
+      settings: template.includes('settings'),
+      occurs: new Map(),
+      /** The last list of supplied names asked about, and those of them that occur. */
+      lastKeys: undefined,
+      lastNames: undefined,
+    };
     if (template.length <= TEMPLATE_MAP_MAX_LENGTH) {
-      if (templateFacts.size >= TEMPLATE_MAP_CAP) templateFacts.clear();
-      templateFacts.set(template, facts);
+      if (templateEntries.size >= TEMPLATE_MAP_CAP) templateEntries.clear();
+      templateEntries.set(template, entry);
     }
   }
-  return facts;
+  return entry;
 }
 
-function occurs(facts, template, name) {
-  let yes = facts.occurs.get(name);
+function occurs(entry, template, name) {
+  let yes = entry.occurs.get(name);
   if (yes === undefined) {
     yes = template.includes(name);
-    if (facts.occurs.size < NAMES_PER_TEMPLATE_CAP) facts.occurs.set(name, yes);
+    if (entry.occurs.size < NAMES_PER_TEMPLATE_CAP) entry.occurs.set(name, yes);
   }
   return yes;
+}
+
+/**
+ * Of `keys` (the supplied parameters' names), those that occur in the template. The entry
+ * remembers its answer for the last list of names, which callers mostly repeat (the same
+ * parameters every turn), so that a repeated list costs one comparison per name.
+ */
+function namesToSend(entry, template, keys) {
+  const last = entry.lastKeys;
+  if (last !== undefined && last.length === keys.length) {
+    let same = true;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] !== last[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return entry.lastNames;
+  }
+  const names = keys.filter((name) => occurs(entry, template, name));
+  entry.lastKeys = keys;
+  entry.lastNames = names;
+  return names;
 }
 
 /**
@@ -424,10 +468,9 @@ function occurs(facts, template, name) {
  * a declared parameter that does not occur is sent only as present or absent, which is all
  * the missing-parameter check reads. The tests replay every conformance template this way.
  */
-function renderPayload(template, declared, context, now, identity) {
+function renderPayload(entry, template, declared, context, now, identity) {
   const parameters = context.parameters;
-  const facts = factsOf(template);
-  if (facts.computed) {
+  if (entry.computed) {
     return {
       declared,
       parameters,
@@ -439,28 +482,29 @@ function renderPayload(template, declared, context, now, identity) {
     };
   }
   const sent = {};
-  for (const name of Object.keys(parameters)) {
-    if (occurs(facts, template, name)) sent[name] = parameters[name];
-  }
-  const slim = new Array(declared.length);
-  for (let i = 0; i < declared.length; i++) {
-    const p = declared[i];
-    if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
-    if (typeof p.name === 'string' && occurs(facts, template, p.name)) {
-      slim[i] = p;
-    } else {
-      slim[i] = { name: p.name, required: p.required, default: p.default === undefined ? undefined : null };
-      if (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined) sent[p.name] = null;
+  for (const name of namesToSend(entry, template, Object.keys(parameters))) sent[name] = parameters[name];
+  let slim;
+  if (declared.length > 0) {
+    slim = new Array(declared.length);
+    for (let i = 0; i < declared.length; i++) {
+      const p = declared[i];
+      if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
+      if (typeof p.name === 'string' && occurs(entry, template, p.name)) {
+        slim[i] = p;
+      } else {
+        slim[i] = { name: p.name, required: p.required, default: p.default === undefined ? undefined : null };
+        if (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined) sent[p.name] = null;
+      }
     }
   }
   return {
     declared: slim,
     parameters: sent,
-    now,
-    agent: identity,
-    conversation: occurs(facts, template, 'conversation') ? context.conversation : undefined,
-    input: occurs(facts, template, 'input') ? context.input : undefined,
-    settings: occurs(facts, template, 'settings') ? context.settings : undefined,
+    now: entry.now ? now : undefined,
+    agent: entry.agent ? identity : undefined,
+    conversation: entry.conversation ? context.conversation : undefined,
+    input: entry.input ? context.input : undefined,
+    settings: entry.settings ? context.settings : undefined,
   };
 }
 
@@ -605,5 +649,8 @@ module.exports = {
     armPanic: (skip) => native.armPanicForTest(skip),
     panic: () => native.panicForTest(),
     libraryPath: findLibrary,
+    /** How many templates the loader keeps parsed (bounded by `TEMPLATE_MAP_CAP`). */
+    templatesKept: () => templateEntries.size,
+    templateCap: TEMPLATE_MAP_CAP,
   },
 };

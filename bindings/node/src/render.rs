@@ -1,7 +1,8 @@
 //! `renderInstructions` (agents.md §3): the required-parameter check and the strict render,
 //! with upstream's codes and messages. The loader picks the template (the prompt block's or
 //! the agent's), reads the clock and builds the merged `context` it returns; this side
-//! parses each distinct template once and renders it.
+//! parses each distinct template once into a [`PreparedTemplate`], which the loader keeps
+//! by template text, and renders it.
 
 use crate::guard::{from_json, guard};
 use napi::Env;
@@ -10,38 +11,24 @@ use napi_derive::napi;
 use runstart::template::{AutoVariables, CompiledTemplate, PromptError, PromptParameter};
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
 
-/// Distinct templates kept parsed; past this the cache starts over. Agents have a handful
-/// of instructions each, so this only bounds memory for callers with endless templates.
-const TEMPLATE_CACHE_CAP: usize = 8192;
+/// A template parsed once: the loader keeps one per distinct template text and hands it back
+/// with each render, so that a render crosses neither the text nor a cache lookup here.
+#[napi]
+pub struct PreparedTemplate {
+    /// The parsed template, or LiquidJS's parse message (with its line and column).
+    parsed: Result<CompiledTemplate, String>,
+}
 
-/// A parsed template, or LiquidJS's parse message (with its line and column).
-type Parsed = Arc<Result<CompiledTemplate, String>>;
-
-fn parsed(source: &str) -> Parsed {
-    static CACHE: OnceLock<Mutex<HashMap<String, Parsed>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    // A template past the length cap fails to parse at once; caching it would only hold
-    // its text.
-    if source.len() > runstart::template::MAX_TEMPLATE_LENGTH {
-        return Arc::new(
-            CompiledTemplate::parse(source).map_err(|e| e.message_with_position(source)),
-        );
-    }
-    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(source) {
-        return hit.clone();
-    }
-    // Parse outside the lock: other threads keep rendering meanwhile.
-    let template =
-        Arc::new(CompiledTemplate::parse(source).map_err(|e| e.message_with_position(source)));
-    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
-    if map.len() >= TEMPLATE_CACHE_CAP {
-        map.clear();
-    }
-    map.insert(source.to_owned(), template.clone());
-    template
+/// Parses `template` (a failure to parse is kept, and answered by each render).
+#[napi(js_name = "prepareTemplate")]
+pub fn prepare_template(env: Env, template: String) -> napi::Result<PreparedTemplate> {
+    guard(&env, || {
+        Ok(PreparedTemplate {
+            parsed: CompiledTemplate::parse(&template)
+                .map_err(|e| e.message_with_position(&template)),
+        })
+    })
 }
 
 #[derive(Debug, Deserialize)]
@@ -73,14 +60,19 @@ struct ConversationWire {
     turn: u64,
 }
 
-/// Everything but the template, as the loader sends it.
+/// Everything but the template, as the loader sends it: only what the template may read (an
+/// absent `now` or `agent` is one it does not name, so any value renders the same).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RenderPayload {
+    #[serde(default)]
     declared: Vec<DeclaredParameter>,
+    #[serde(default)]
     parameters: Map<String, Value>,
+    #[serde(default)]
     now: String,
-    agent: AgentIdentity,
+    #[serde(default)]
+    agent: Option<AgentIdentity>,
     #[serde(default)]
     conversation: Option<ConversationWire>,
     /// `null` is an input too (upstream tests `input !== undefined`).
@@ -105,16 +97,15 @@ pub struct RenderFailed {
 pub type RenderOutcome = Either<String, RenderFailed>;
 
 /// Renders `template` with the parameters, clock and auto-variables of `payload_json`.
-#[napi(js_name = "renderPrompt")]
-pub fn render_prompt(
+#[napi(js_name = "renderPrepared")]
+pub fn render_prepared(
     env: Env,
-    template: String,
+    template: &PreparedTemplate,
     payload_json: String,
 ) -> napi::Result<RenderOutcome> {
     guard(&env, || {
         let payload: RenderPayload = from_json("render context", &payload_json)?;
-        let compiled = parsed(&template);
-        let compiled = match compiled.as_ref() {
+        let compiled = match &template.parsed {
             Ok(t) => t,
             Err(message) => {
                 return Ok(failed(PromptError::RenderFailure(message.clone())));
@@ -131,8 +122,10 @@ pub fn render_prompt(
                 out
             })
             .collect();
-        let a = &payload.agent;
-        let mut auto = AutoVariables::new(payload.now, &a.id, &a.name, &a.version);
+        let mut auto = match &payload.agent {
+            Some(a) => AutoVariables::new(payload.now, &a.id, &a.name, &a.version),
+            None => AutoVariables::new(payload.now, "", "", ""),
+        };
         if let Some(c) = &payload.conversation {
             auto = auto.with_conversation(&c.id, c.turn);
         }

@@ -152,3 +152,53 @@ test("upstream's prompt cases (agents.md §5.5)", () => {
   const nullDefault = { ...agent, instructions: '[{{ x }}]', parameters: [{ name: 'x', default: null }] };
   assert.equal(renderInstructions(nullDefault, { parameters: {}, clock }).value.rendered, '[]');
 });
+
+test('the parsed-template cache never answers for other inputs', () => {
+  const { __testing } = require('..');
+  const clock = () => new Date('2026-09-17T15:30:00Z');
+  const agent = { id: 'acme.c', name: 'C', version: '1.0.0', instructions: 'Hi {{ who }}', parameters: [] };
+  const parameters = { who: 'Ada' };
+  const render = (a, p = parameters) => renderInstructions(a, { parameters: p, clock });
+  assert.equal(render(agent).value.rendered, 'Hi Ada');
+  // The same agent object with other instructions renders them, and back again.
+  agent.instructions = 'Bye {{ who }}';
+  assert.equal(render(agent).value.rendered, 'Bye Ada');
+  agent.instructions = 'Hi {{ who }}';
+  assert.equal(render(agent).value.rendered, 'Hi Ada');
+  // Declared parameters added to the same object are checked.
+  agent.parameters = [{ name: 'who' }, { name: 'firm' }];
+  assert.deepStrictEqual(render(agent).error, {
+    code: 'missing-parameter',
+    message: 'Required parameter missing: firm',
+    parameterName: 'firm',
+  });
+  agent.parameters[1] = { name: 'firm', default: 'Acme' };
+  assert.equal(render({ ...agent, instructions: '{{ who }} at {{ firm }}' }).value.rendered, 'Ada at Acme');
+  agent.parameters = [];
+  // A new object with the same instructions, and the same parameters object changed in place:
+  // values, a name added, a name replaced by another (the same number of names).
+  const other = { ...agent, instructions: '{{ who }}{{ extra }}' };
+  const p = { who: 'Ada' };
+  assert.equal(render(other, p).error.parameterName, 'extra');
+  p.extra = '!';
+  assert.equal(render(other, p).value.rendered, 'Ada!');
+  p.who = 'Bob';
+  assert.equal(render(other, p).value.rendered, 'Bob!');
+  delete p.extra;
+  p.unused = 1;
+  assert.equal(render(other, p).error.parameterName, 'extra');
+  delete p.unused;
+  p.extra = '?';
+  assert.equal(render(other, p).value.rendered, 'Bob?');
+  // A template that does not parse stays a render failure on every call.
+  for (let i = 0; i < 2; i++) assert.equal(render({ ...agent, instructions: '{{ who' }).error.code, 'render-failure');
+  // The cache is bounded: past its cap it starts over, and every template still renders.
+  const cap = __testing.templateCap;
+  for (let i = 0; i <= cap; i++) {
+    const r = render({ ...agent, instructions: `{{ who }} #${i}` });
+    if (i % 1024 === 0 || i === cap) assert.equal(r.value.rendered, `Ada #${i}`);
+    assert.ok(__testing.templatesKept() <= cap);
+  }
+  assert.equal(render({ ...agent, instructions: '{{ who }} #0' }).value.rendered, 'Ada #0');
+  assert.ok(__testing.templatesKept() <= cap);
+});
