@@ -9,15 +9,15 @@
 //!   `MAX_RANGE_LENGTH`, then it is refused as too long), and the re-parsed range accepts
 //!   exactly the same versions (behaviour, not structure: `>=0.0.0` reads back as `*`, which is the same
 //!   set of versions);
-//! - a release's packed-key answer and its interval answer agree with `satisfies`;
+//! - the packed-key fast path of `satisfies` agrees with its general path (the library
+//!   asserts it on every call in builds with debug assertions, which `cargo fuzz` makes);
 //! - `max_satisfying` returns a satisfying version, no satisfying version is greater, and
 //!   it is `None` exactly when none satisfies; likewise `min_satisfying`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use runstart::range::{
-    MAX_RANGE_LENGTH, Range, RangeErrorKind, RangeOptions, compare_versions, pack_release,
-    parse_version,
+    MAX_RANGE_LENGTH, Range, RangeErrorKind, RangeOptions, compare_versions, parse_version,
 };
 use std::cmp::Ordering;
 
@@ -70,7 +70,6 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    let intervals: Option<Vec<(u64, u64)>> = range.release_intervals().map(Iterator::collect);
     for v in &versions {
         let yes = range.satisfies(v);
         assert_eq!(
@@ -78,21 +77,6 @@ fuzz_target!(|data: &[u8]| {
             again.satisfies(v),
             "{range_text:?} and its canonical form {canonical:?} disagree on {v}"
         );
-        if let Some(key) = pack_release(v) {
-            if let Some(packed) = range.satisfies_packed(key) {
-                assert_eq!(
-                    packed, yes,
-                    "packed answer differs for {v} in {range_text:?}"
-                );
-            }
-            if let Some(iv) = &intervals {
-                let inside = iv.iter().any(|&(lo, hi)| lo <= key && key <= hi);
-                assert_eq!(
-                    inside, yes,
-                    "interval answer differs for {v} in {range_text:?}"
-                );
-            }
-        }
     }
     let any = versions.iter().any(|v| range.satisfies(v));
     match range.max_satisfying(&versions) {

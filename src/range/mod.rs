@@ -67,12 +67,17 @@
 //! Parsing is a handful of forward scans over the input, linear in its length (node-semver had
 //! a regex denial of service, CVE-2022-25883). Inputs longer than [`MAX_RANGE_LENGTH`] bytes are
 //! refused outright. Parse once, when an agent is loaded; [`Range::satisfies`] allocates nothing.
+//! A range of one or two comparators (four in five) is stored without a heap allocation. A
+//! release, and most prereleases, are tested on a packed integer key of `major.minor.patch`;
+//! only a prerelease on the same triple as one of the range's comparators compares identifiers.
 
 mod parse;
 mod scan;
+mod small;
 
 use crate::diagnostics::IssueCode;
 use semver::{BuildMetadata, Prerelease, Version};
+use small::Comparators;
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
@@ -307,28 +312,54 @@ pub fn compare_versions(a: &Version, b: &Version) -> Ordering {
 const PACK_LIMIT: u64 = 1 << 20;
 
 fn pack(v: &Version, release: bool) -> Option<u64> {
-    if v.major >= PACK_LIMIT || v.minor >= PACK_LIMIT || v.patch >= PACK_LIMIT {
+    // One test for all three: PACK_LIMIT is a power of two.
+    if (v.major | v.minor | v.patch) >= PACK_LIMIT {
         return None;
     }
     Some((v.major << 41) | (v.minor << 21) | (v.patch << 1) | u64::from(release))
 }
 
+/// A bit chosen by the `major.minor.patch` part of a packed key (a one-word Bloom filter):
+/// equal triples give equal bits.
+#[inline]
+fn triple_bit(key: u64) -> u64 {
+    1 << ((key >> 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+}
+
+/// [`pack`] for any version: the low bit is set for a release, clear for a prerelease.
+#[inline]
+fn pack_version(v: &Version) -> Option<u64> {
+    pack(v, v.pre.is_empty())
+}
+
+/// The inclusive interval of release keys that satisfy every comparator of `set` (`lo > hi`
+/// when none does). Only meaningful when every comparator packs.
+fn release_interval(set: &[Comparator]) -> (u64, u64) {
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    for c in set {
+        let (l, h) = match c.op {
+            Op::Any => (0, u64::MAX),
+            Op::Exact => (c.key, c.key),
+            Op::Greater => (c.key.saturating_add(1), u64::MAX),
+            Op::GreaterEq => (c.key, u64::MAX),
+            // `<0.0.0-0` has key 0: nothing is below it.
+            Op::Less => match c.key.checked_sub(1) {
+                Some(h) => (0, h),
+                None => (1, 0),
+            },
+            Op::LessEq => (0, c.key),
+        };
+        lo = lo.max(l);
+        hi = hi.min(h);
+    }
+    (lo, hi)
+}
+
 /// Packs a release version (no prerelease) into a `u64` whose integer order is npm's
-/// precedence, for [`Range::satisfies_packed`]: 20 bits each for major, minor and patch, and a
-/// low bit set for a release. `None` for a prerelease or a number of 2²⁰ or more. The key is
-/// below 2⁶¹.
-///
-/// # Examples
-///
-/// ```
-/// use runstart::range::{pack_release, parse_version};
-///
-/// let a = pack_release(&parse_version("1.2.3").unwrap()).unwrap();
-/// let b = pack_release(&parse_version("1.10.0").unwrap()).unwrap();
-/// assert!(a < b);
-/// assert!(pack_release(&parse_version("1.2.3-rc.1").unwrap()).is_none());
-/// ```
-pub fn pack_release(v: &Version) -> Option<u64> {
+/// precedence: 20 bits each for major, minor and patch, and a low bit set for a release.
+/// `None` for a prerelease or a number of 2²⁰ or more. The key is below 2⁶¹. Crate-internal: the
+/// key is a detail of the fast paths of [`Range::satisfies`] and of the catalog's index.
+pub(crate) fn pack_release(v: &Version) -> Option<u64> {
     if !v.pre.is_empty() {
         return None;
     }
@@ -521,14 +552,21 @@ impl std::error::Error for RangeError {}
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Range {
-    comparators: Vec<Comparator>,
+    comparators: Comparators,
     /// End index (exclusive) in `comparators` of each alternative but the last, which ends at
     /// `comparators.len()`; empty for a single alternative, so that needs no allocation.
     ends: Vec<u32>,
     include_prerelease: bool,
-    /// Every comparator's version fits [`pack_release`]'s 20-bit numbers, so release versions
-    /// can be checked on packed keys ([`Range::satisfies_packed`]).
+    /// Every comparator's version fits [`pack_release`]'s 20-bit numbers, so versions can be
+    /// checked on packed keys (see [`Range::satisfies`]).
     packable: bool,
+    /// For a packable single alternative, the inclusive interval of the release keys it admits
+    /// (`lo > hi` when empty), so a release is two integer comparisons; `(1, 0)` otherwise.
+    release_lo: u64,
+    release_hi: u64,
+    /// One bit per comparator's `major.minor.patch` (see [`triple_bit`]): a version whose bit is
+    /// clear shares its triple with no comparator, which settles most prereleases at once.
+    triples: u64,
 }
 
 impl Range {
@@ -583,13 +621,26 @@ impl Range {
         }
         let (comparators, ends) = parse::parse(text, options.include_prerelease)?;
         let packable = comparators
+            .as_slice()
             .iter()
             .all(|c| c.op == Op::Any || c.key != NO_KEY);
+        let (release_lo, release_hi) = if packable && ends.is_empty() {
+            release_interval(comparators.as_slice())
+        } else {
+            (1, 0)
+        };
+        let triples = comparators
+            .as_slice()
+            .iter()
+            .fold(0, |bits, c| bits | triple_bit(c.key));
         Ok(Range {
             comparators,
             ends,
             include_prerelease: options.include_prerelease,
             packable,
+            release_lo,
+            release_hi,
+            triples,
         })
     }
 
@@ -609,7 +660,7 @@ impl Range {
 
     /// Is this `*`, satisfied by every version (prereleases only with `include_prerelease`)?
     pub fn is_any(&self) -> bool {
-        self.comparators.len() == 1 && self.comparators[0].op == Op::Any
+        matches!(self.comparators.as_slice(), [c] if c.op == Op::Any)
     }
 
     /// Does `version` satisfy the range, under npm's prerelease rule (see the
@@ -631,92 +682,85 @@ impl Range {
     /// # Ok::<(), runstart::range::RangeError>(())
     /// ```
     pub fn satisfies(&self, version: &Version) -> bool {
-        // Releases, the common case, compare as integers (see `satisfies_packed`).
-        if self.packable
-            && let Some(key) = pack_release(version)
-        {
-            return self.satisfies_key(key);
+        let answer = self
+            .satisfies_fast(version, pack_version(version))
+            .unwrap_or_else(|| self.satisfies_reference(version));
+        debug_assert_eq!(
+            answer,
+            self.satisfies_reference(version),
+            "the packed-key answer of {self} for {version} differs"
+        );
+        answer
+    }
+
+    /// [`Range::satisfies`] on the packed key of `version` (`pack_version`), when integers can
+    /// tell; `None` sends the caller to the general path.
+    ///
+    /// A version `v` compares to a comparator version `c` as their keys do whenever their
+    /// `major.minor.patch` triples differ, and on an equal triple when at least one is a release
+    /// (`1.2.3` > `1.2.3-0`, which the low bit encodes). The prerelease rule never applies to a
+    /// release. A prerelease needs (unless prereleases are included) a comparator carrying a
+    /// prerelease on its own triple, whose key then equals the version's: most prereleases have
+    /// none and are refused on that alone; the rest, and any tie on a triple, take the general
+    /// path.
+    #[inline]
+    fn satisfies_fast(&self, version: &Version, key: Option<u64>) -> Option<bool> {
+        if !self.packable {
+            return None;
         }
-        self.alternatives()
-            .any(|set| self.set_satisfied(set, version))
+        let key = key?;
+        if key & 1 == 1 {
+            return Some(self.satisfies_key(key));
+        }
+        let comparators = self.comparators.as_slice();
+        let maybe_shared = self.triples & triple_bit(key) != 0;
+        if self.include_prerelease {
+            // Exact on keys unless some comparator (or `*`, key 0) shares the triple.
+            let shared = maybe_shared && comparators.iter().any(|c| c.key >> 1 == key >> 1);
+            return (!shared).then(|| self.satisfies_key(key));
+        }
+        if maybe_shared && comparators.iter().any(|c| c.key == key) {
+            return None;
+        }
+        debug_assert!(!version.pre.is_empty());
+        Some(false)
     }
 
     /// The releases the range admits, as inclusive intervals of [`pack_release`] keys, one per
     /// alternative (an empty interval has `lo > hi`). A release satisfies the range exactly when
     /// its key lies in one of them, so a sorted list of keys can be searched instead of scanned.
     /// `None` when a comparator's numbers are too large to pack.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use runstart::range::{pack_release, parse_version, Range};
-    ///
-    /// let range = Range::parse("~1.2")?;
-    /// let (lo, hi) = range.release_intervals().unwrap().next().unwrap();
-    /// let key = |v: &str| pack_release(&parse_version(v).unwrap()).unwrap();
-    /// assert!(lo <= key("1.2.9") && key("1.2.9") <= hi);
-    /// assert!(key("1.3.0") > hi);
-    /// # Ok::<(), runstart::range::RangeError>(())
-    /// ```
-    pub fn release_intervals(&self) -> Option<impl Iterator<Item = (u64, u64)> + '_> {
+    pub(crate) fn release_intervals(&self) -> Option<impl Iterator<Item = (u64, u64)> + '_> {
         if !self.packable {
             return None;
         }
-        Some(self.alternatives().map(|set| {
-            let (mut lo, mut hi) = (0u64, u64::MAX);
-            for c in set {
-                let (l, h) = match c.op {
-                    Op::Any => (0, u64::MAX),
-                    Op::Exact => (c.key, c.key),
-                    Op::Greater => (c.key.saturating_add(1), u64::MAX),
-                    Op::GreaterEq => (c.key, u64::MAX),
-                    // `<0.0.0-0` has key 0: nothing is below it.
-                    Op::Less => match c.key.checked_sub(1) {
-                        Some(h) => (0, h),
-                        None => (1, 0),
-                    },
-                    Op::LessEq => (0, c.key),
-                };
-                lo = lo.max(l);
-                hi = hi.min(h);
-            }
-            (lo, hi)
-        }))
+        Some(self.alternatives().map(release_interval))
     }
 
-    /// [`Range::satisfies`] for a release version (no prerelease) given as its
-    /// [`pack_release`] key, without touching the version itself: integer comparisons only.
-    /// `None` when a comparator's numbers are too large to pack; use [`Range::satisfies`].
-    ///
-    /// A release `v` compares to a comparator version `c` as their keys do: the triple decides
-    /// when it differs, and on an equal triple a release outranks any prerelease (`1.2.3` >
-    /// `1.2.3-0`), which the low bit encodes. The prerelease rule never applies to a release.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use runstart::range::{pack_release, parse_version, Range};
-    ///
-    /// let range = Range::parse("^1.2.3 || 3.x")?;
-    /// let key = pack_release(&parse_version("1.9.0").unwrap()).unwrap();
-    /// assert_eq!(range.satisfies_packed(key), Some(true));
-    /// # Ok::<(), runstart::range::RangeError>(())
-    /// ```
-    pub fn satisfies_packed(&self, key: u64) -> Option<bool> {
+    /// [`Range::satisfies`] for a release given as its [`pack_release`] key; `None` when a
+    /// comparator's numbers are too large to pack.
+    #[cfg(test)]
+    fn satisfies_packed(&self, key: u64) -> Option<bool> {
         if !self.packable {
             return None;
         }
         Some(self.satisfies_key(key))
     }
 
+    /// Is the version whose key is `key` inside the comparators of some alternative? For a
+    /// packable range; the prerelease rule is the caller's.
     fn satisfies_key(&self, key: u64) -> bool {
+        if self.ends.is_empty() {
+            // The interval is the intersection of the comparators' key sets, so it answers
+            // for any key the comparators' keys order correctly (see `satisfies_fast`).
+            return self.release_lo <= key && key <= self.release_hi;
+        }
         self.alternatives()
             .any(|set| set.iter().all(|c| c.matches_key(key)))
     }
 
-    /// The general path of [`Range::satisfies`], without the packed fast path: the reference
-    /// the fast path is tested against.
-    #[cfg(test)]
+    /// The general path of [`Range::satisfies`], without the packed fast path: what the fast
+    /// path is checked against (in debug builds, on every call).
     fn satisfies_reference(&self, version: &Version) -> bool {
         self.alternatives()
             .any(|set| self.set_satisfied(set, version))
@@ -759,13 +803,7 @@ impl Range {
     where
         I: IntoIterator<Item = &'a Version>,
     {
-        let mut best: Option<&'a Version> = None;
-        for v in versions {
-            if best.is_none_or(|b| compare_versions(b, v) == Ordering::Less) && self.satisfies(v) {
-                best = Some(v);
-            }
-        }
-        best
+        self.best_satisfying(versions, Ordering::Less)
     }
 
     /// The lowest version that satisfies the range, as npm's `semver.minSatisfying`; the first
@@ -789,14 +827,38 @@ impl Range {
     where
         I: IntoIterator<Item = &'a Version>,
     {
-        let mut best: Option<&'a Version> = None;
+        self.best_satisfying(versions, Ordering::Greater)
+    }
+
+    /// The first satisfying version that no later one replaces, where a later satisfying
+    /// version replaces the best so far when the best compares to it as `replace_when`. Each
+    /// version is packed once; its key serves both the range test and the comparison.
+    fn best_satisfying<'a, I>(&self, versions: I, replace_when: Ordering) -> Option<&'a Version>
+    where
+        I: IntoIterator<Item = &'a Version>,
+    {
+        let mut best: Option<(&'a Version, Option<u64>)> = None;
         for v in versions {
-            if best.is_none_or(|b| compare_versions(b, v) == Ordering::Greater) && self.satisfies(v)
-            {
-                best = Some(v);
+            let key = pack_version(v);
+            let yes = self
+                .satisfies_fast(v, key)
+                .unwrap_or_else(|| self.satisfies_reference(v));
+            if !yes {
+                continue;
+            }
+            let replace = match best {
+                None => true,
+                // Distinct keys order as the versions do; equal keys of prereleases do not.
+                Some((_, Some(best_key))) if key.is_some_and(|k| k != best_key) => {
+                    key.is_some_and(|k| best_key.cmp(&k) == replace_when)
+                }
+                Some((b, _)) => compare_versions(b, v) == replace_when,
+            };
+            if replace {
+                best = Some((v, key));
             }
         }
-        best
+        best.map(|(v, _)| v)
     }
 }
 
@@ -812,7 +874,7 @@ impl<'a> Iterator for Alternatives<'a> {
     type Item = &'a [Comparator];
 
     fn next(&mut self) -> Option<&'a [Comparator]> {
-        let comparators = &self.range.comparators;
+        let comparators = self.range.comparators.as_slice();
         let end = match self.range.ends.get(self.index) {
             Some(&end) => end as usize,
             None if self.index == self.range.ends.len() => comparators.len(),

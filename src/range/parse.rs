@@ -9,6 +9,7 @@
 //! comes from.
 
 use super::scan::{self, XRange};
+use super::small::Comparators;
 use super::{Comparator, MAX_SAFE_INTEGER, MAX_VERSION_LENGTH, Op, RangeError, RangeErrorKind};
 use semver::{BuildMetadata, Prerelease, Version};
 use std::borrow::Cow;
@@ -52,12 +53,18 @@ pub(super) fn collapsed_len(input: &str) -> usize {
 /// so node-semver would refuse the range too.
 fn normalize(input: &str) -> Result<Cow<'_, [u8]>, RangeError> {
     let bytes = input.as_bytes();
-    let clean = bytes
-        .iter()
-        .all(|&b| b.is_ascii() && !(9..=13).contains(&b))
-        && bytes.first() != Some(&b' ')
-        && bytes.last() != Some(&b' ')
-        && !bytes.windows(2).any(|w| w == b"  ");
+    // One pass: ASCII without control whitespace, no leading, trailing or doubled space.
+    let mut clean = true;
+    let mut after_space = true;
+    for &b in bytes {
+        let space = b == b' ';
+        if !b.is_ascii() || (9..=13).contains(&b) || (space && after_space) {
+            clean = false;
+            break;
+        }
+        after_space = space;
+    }
+    let clean = clean && (!after_space || bytes.is_empty());
     if clean {
         return Ok(Cow::Borrowed(bytes));
     }
@@ -167,11 +174,12 @@ impl Ctx {
         // node-semver builds each desugared comparator as text (`>=1.2.3-pre`) and its SemVer
         // constructor refuses versions over MAX_LENGTH; checking the built version here also
         // keeps every canonical form parseable.
+        // A safe integer has at most 16 digits, so only a long prerelease can overflow.
+        let pre_len = p.pre.map_or(0, |pre| pre.len() + 1);
         let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d as usize + 1);
-        let built_len = p.nums.iter().map(|&n| digits(n)).sum::<usize>()
-            + 2
-            + p.pre.map_or(0, |pre| pre.len() + 1);
-        if built_len > MAX_VERSION_LENGTH {
+        if pre_len + 3 * 16 + 2 > MAX_VERSION_LENGTH
+            && p.nums.iter().map(|&n| digits(n)).sum::<usize>() + 2 + pre_len > MAX_VERSION_LENGTH
+        {
             return Err(RangeError::new(
                 RangeErrorKind::VersionTooLong,
                 0,
@@ -202,12 +210,7 @@ impl Ctx {
 
     /// Pushes the comparator of a desugared piece. npm's `replaceGTE0` turns the exact text
     /// `>=0.0.0` (`>=0.0.0-0` with prereleases included) into `*`.
-    fn push(
-        &self,
-        p: Piece<'_>,
-        context: &[u8],
-        out: &mut Vec<Comparator>,
-    ) -> Result<(), RangeError> {
+    fn push(&self, p: Piece<'_>, context: &[u8], out: &mut Comparators) -> Result<(), RangeError> {
         if p.op == Op::GreaterEq && p.nums == [0, 0, 0] && p.pre == self.z() {
             out.push(Comparator::ANY);
             return Ok(());
@@ -245,12 +248,7 @@ impl Ctx {
     }
 
     /// npm's `replaceCaret` on a matched `^` x-range.
-    fn caret(
-        &self,
-        x: &XRange<'_>,
-        tok: &[u8],
-        out: &mut Vec<Comparator>,
-    ) -> Result<(), RangeError> {
+    fn caret(&self, x: &XRange<'_>, tok: &[u8], out: &mut Comparators) -> Result<(), RangeError> {
         if x.is_x(0) {
             out.push(Comparator::ANY);
             return Ok(());
@@ -298,12 +296,7 @@ impl Ctx {
     /// npm's `replaceTilde` on a matched `~` / `~>` x-range. Like the caret, a partial version
     /// starts at `-0` with prereleases included (node-semver 7.8 fixture `~1.2` → `>=1.2.0-0`),
     /// a full one (`~1.2.3`) never does.
-    fn tilde(
-        &self,
-        x: &XRange<'_>,
-        tok: &[u8],
-        out: &mut Vec<Comparator>,
-    ) -> Result<(), RangeError> {
+    fn tilde(&self, x: &XRange<'_>, tok: &[u8], out: &mut Comparators) -> Result<(), RangeError> {
         if x.is_x(0) {
             out.push(Comparator::ANY);
             return Ok(());
@@ -342,7 +335,7 @@ impl Ctx {
         gtlt: &[u8],
         x: &XRange<'_>,
         tok: &[u8],
-        out: &mut Vec<Comparator>,
+        out: &mut Comparators,
     ) -> Result<(), RangeError> {
         let x_major = x.is_x(0);
         let x_minor = x_major || x.is_x(1);
@@ -393,7 +386,7 @@ impl Ctx {
     }
 
     /// node-semver's `parseComparator` and what follows it, for one space-free token.
-    fn token(&self, tok: &[u8], out: &mut Vec<Comparator>) -> Result<(), RangeError> {
+    fn token(&self, tok: &[u8], out: &mut Comparators) -> Result<(), RangeError> {
         // Build metadata goes first, wherever the first `+ident` is (even on `1.x+build`).
         match scan::first_build(tok) {
             Some((start, end)) => self.token_stripped(&cut(tok, start, end), out),
@@ -401,7 +394,7 @@ impl Ctx {
         }
     }
 
-    fn token_stripped(&self, tok: &[u8], out: &mut Vec<Comparator>) -> Result<(), RangeError> {
+    fn token_stripped(&self, tok: &[u8], out: &mut Comparators) -> Result<(), RangeError> {
         if let Some(rest) = tok.strip_prefix(b"^")
             && let Some(x) = scan::xrange_full(rest)
         {
@@ -450,8 +443,13 @@ fn hyphen<'a>(
     fn part<'a>(x: &XRange<'a>, i: usize) -> &'a [u8] {
         x.parts[i].unwrap_or_default()
     }
-    let context = [from_text, b" - ", to_text].concat();
-    let mut out: Vec<u8> = Vec::with_capacity(context.len() + 16);
+    // The text an error names, built only for an error.
+    let next = |digits: &[u8]| {
+        successor(digits, b"")
+            .map(|n| n.to_string())
+            .map_err(|e| RangeError::new(e.kind, 0, text(&[from_text, b" - ", to_text].concat())))
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(from_text.len() + to_text.len() + 19);
     let mut put = |bytes: &[&[u8]]| bytes.iter().for_each(|b| out.extend_from_slice(b));
     if from.is_x(0) {
         // No lower bound.
@@ -468,10 +466,10 @@ fn hyphen<'a>(
     if to.is_x(0) {
         // No upper bound.
     } else if to.is_x(1) {
-        let next = successor(part(to, 0), &context)?.to_string();
+        let next = next(part(to, 0))?;
         put(&[b"<", next.as_bytes(), b".0.0-0"]);
     } else if to.is_x(2) {
-        let next = successor(part(to, 1), &context)?.to_string();
+        let next = next(part(to, 1))?;
         put(&[b"<", part(to, 0), b".", next.as_bytes(), b".0-0"]);
     } else if let Some(pre) = to.pre {
         put(&[
@@ -485,7 +483,7 @@ fn hyphen<'a>(
             pre,
         ]);
     } else if include_prerelease {
-        let next = successor(part(to, 2), &context)?.to_string();
+        let next = next(part(to, 2))?;
         put(&[
             b"<",
             part(to, 0),
@@ -523,19 +521,20 @@ fn hyphen_stage(part: &[u8], include_prerelease: bool) -> Result<Cow<'_, [u8]>, 
 
 /// Removes the spaces listed by [`scan::comparator_space_removals`].
 fn operator_space_stage(s: Cow<'_, [u8]>) -> Cow<'_, [u8]> {
-    let mut removals = Vec::new();
-    scan::comparator_space_removals(&s, &mut removals);
-    if removals.is_empty() {
-        return s;
-    }
-    let mut out = Vec::with_capacity(s.len());
+    let mut out: Option<Vec<u8>> = None;
     let mut from = 0;
-    for at in removals {
+    scan::comparator_space_removals(&s, |at| {
+        let out = out.get_or_insert_with(|| Vec::with_capacity(s.len()));
         out.extend_from_slice(&s[from..at]);
         from = at + 1;
+    });
+    match out {
+        None => s,
+        Some(mut out) => {
+            out.extend_from_slice(&s[from..]);
+            Cow::Owned(out)
+        }
     }
-    out.extend_from_slice(&s[from..]);
-    Cow::Owned(out)
 }
 
 /// node-semver's `TILDETRIM` / `CARETTRIM` (`~ 1` → `~1`, `~> 1` → `~1`, `^ 1` → `^1`).
@@ -566,7 +565,18 @@ fn lone_operator_stage(s: Cow<'_, [u8]>) -> Cow<'_, [u8]> {
 }
 
 /// node-semver's `parseRange` for one trimmed alternative; appends its comparators to `out`.
-fn alternative(part: &[u8], ctx: &Ctx, out: &mut Vec<Comparator>) -> Result<(), RangeError> {
+fn alternative(part: &[u8], ctx: &Ctx, out: &mut Comparators) -> Result<(), RangeError> {
+    let start = out.len();
+    if !part.contains(&b' ') {
+        // One token, and no text stage applies: each rewrites around a space.
+        ctx.token(part, out)?;
+        if out.len() - start == 1 {
+            // One comparator: nothing to dedupe, and `*` or the null set stands alone.
+            return Ok(());
+        }
+        finish_alternative(out, start);
+        return Ok(());
+    }
     // Every text stage needs a space next to an operator or a hyphen; most ranges have none,
     // so one look at each pair of bytes usually skips all three.
     let needs_stages = part.windows(2).any(|w| {
@@ -582,48 +592,55 @@ fn alternative(part: &[u8], ctx: &Ctx, out: &mut Vec<Comparator>) -> Result<(), 
     } else {
         Cow::Borrowed(part)
     };
-    let start = out.len();
     for tok in s.split(|&b| b == b' ') {
         ctx.token(tok, out)?;
     }
+    finish_alternative(out, start);
+    Ok(())
+}
+
+/// The end of node-semver's `parseRange` on the comparators `out[start..]` of one alternative:
+/// the null set swallows the alternative, duplicates and `*` next to others go.
+fn finish_alternative(out: &mut Comparators, start: usize) {
     // All comparators were built (so any invalid one failed the range) before the null set
     // replaces the alternative, as upstream does.
-    if out[start..].iter().any(Comparator::is_null_set) {
+    if out.as_slice()[start..].iter().any(Comparator::is_null_set) {
         out.truncate(start);
         out.push(Comparator::null_set());
-        return Ok(());
+        return;
     }
     dedupe(out, start);
     // `*` next to other comparators adds nothing; npm drops it.
-    if out.len() - start > 1 && out[start..].iter().any(|c| c.op == Op::Any) {
+    if out.len() - start > 1 && out.as_slice()[start..].iter().any(|c| c.op == Op::Any) {
         let mut kept = start;
-        for i in start..out.len() {
-            if out[i].op != Op::Any {
-                out.swap(kept, i);
+        let items = out.as_mut_slice();
+        for i in start..items.len() {
+            if items[i].op != Op::Any {
+                items.swap(kept, i);
                 kept += 1;
             }
         }
         out.truncate(kept);
     }
-    Ok(())
 }
 
 /// Keeps the first of equal comparators in `out[start..]`, in order (npm dedupes by their
 /// text). Quadratic only up to a small size, which covers every realistic range.
-fn dedupe(out: &mut Vec<Comparator>, start: usize) {
+fn dedupe(out: &mut Comparators, start: usize) {
     let mut kept = start;
-    if out.len() - start <= 32 {
-        for i in start..out.len() {
-            if !out[start..kept].contains(&out[i]) {
-                out.swap(kept, i);
+    let items = out.as_mut_slice();
+    if items.len() - start <= 32 {
+        for i in start..items.len() {
+            if !items[start..kept].contains(&items[i]) {
+                items.swap(kept, i);
                 kept += 1;
             }
         }
     } else {
-        let mut seen = std::collections::HashSet::with_capacity(out.len() - start);
-        for i in start..out.len() {
-            if seen.insert(out[i].clone()) {
-                out.swap(kept, i);
+        let mut seen = std::collections::HashSet::with_capacity(items.len() - start);
+        for i in start..items.len() {
+            if seen.insert(items[i].clone()) {
+                items.swap(kept, i);
                 kept += 1;
             }
         }
@@ -636,15 +653,17 @@ fn dedupe(out: &mut Vec<Comparator>, start: usize) {
 pub(super) fn parse(
     input: &str,
     include_prerelease: bool,
-) -> Result<(Vec<Comparator>, Vec<u32>), RangeError> {
+) -> Result<(Comparators, Vec<u32>), RangeError> {
     let normalized = normalize(input)?;
     let ctx = Ctx { include_prerelease };
-    let mut comparators = Vec::with_capacity(4);
+    let mut comparators = Comparators::new();
     let mut ends: Vec<u32> = Vec::new();
     let mut rest: &[u8] = &normalized;
     let mut index = 0;
     loop {
-        let (part, next) = match rest.windows(2).position(|w| w == b"||") {
+        // Most ranges have no `|` at all: one fast byte search skips the pair search.
+        let bar = rest.contains(&b'|');
+        let (part, next) = match rest.windows(2).position(|w| bar && w == b"||") {
             Some(at) => (&rest[..at], Some(&rest[at + 2..])),
             None => (rest, None),
         };
@@ -667,7 +686,26 @@ pub(super) fn parse(
 
 /// node-semver's union rules: drop impossible alternatives (all of them impossible keeps the
 /// first), and a lone `*` alternative swallows the whole union.
-fn simplify_union(comparators: &mut Vec<Comparator>, ends: &mut Vec<u32>) {
+fn simplify_union(list: &mut Comparators, ends: &mut Vec<u32>) {
+    let comparators = list.as_slice();
+    // Only a lone `*` or null-set alternative changes anything; most unions have neither, and
+    // then nothing is allocated.
+    let mut start = 0;
+    let lone = ends
+        .iter()
+        .map(|&e| e as usize)
+        .chain(std::iter::once(comparators.len()))
+        .any(|end| {
+            let one = end - start == 1
+                && comparators
+                    .get(start)
+                    .is_some_and(|c| c.op == Op::Any || c.is_null_set());
+            start = end;
+            one
+        });
+    if !lone {
+        return;
+    }
     let bounds: Vec<(usize, usize)> = ends
         .iter()
         .map(|&e| e as usize)
@@ -693,14 +731,16 @@ fn simplify_union(comparators: &mut Vec<Comparator>, ends: &mut Vec<u32>) {
     if keep.len() == bounds.len() {
         return;
     }
-    let mut new_comparators = Vec::with_capacity(comparators.len());
+    let mut new_comparators = Comparators::new();
     let mut new_ends = Vec::with_capacity(keep.len());
     for (s, e) in keep {
         if !new_comparators.is_empty() {
             new_ends.push(u32::try_from(new_comparators.len()).unwrap_or(u32::MAX));
         }
-        new_comparators.extend_from_slice(&comparators[s..e]);
+        for c in &comparators[s..e] {
+            new_comparators.push(c.clone());
+        }
     }
-    *comparators = new_comparators;
+    *list = new_comparators;
     *ends = new_ends;
 }

@@ -95,7 +95,11 @@ pub(super) struct XRange<'a> {
 impl XRange<'_> {
     /// npm's `isX`: absent, `x`, `X` or `*`.
     pub fn is_x(&self, i: usize) -> bool {
-        matches!(self.parts[i], None | Some(b"x" | b"X" | b"*"))
+        match self.parts[i] {
+            None => true,
+            // A one-byte test: slice patterns would compare lengths and bytes separately.
+            Some(part) => matches!(part, [b'x' | b'X' | b'*']),
+        }
     }
 
     /// Once a part is a wildcard, every later part is one too. node-semver 7.8 refuses `1.x.5`,
@@ -249,8 +253,12 @@ pub(super) fn first_star(s: &[u8]) -> Option<(usize, usize)> {
 /// Follows the upstream scan exactly: for each character that can start a version, walk back
 /// over the `[v=\s]` prefix, find the operator before it, and drop one space after the
 /// operator. Each prefix run is walked by exactly one version start, so this is linear.
-pub(super) fn comparator_space_removals(s: &[u8], out: &mut Vec<usize>) {
+///
+/// Calls `remove` with each position, in increasing order (a callback, so the common case of
+/// none allocates nothing).
+pub(super) fn comparator_space_removals(s: &[u8], mut remove: impl FnMut(usize)) {
     let ws = |i: usize| s.get(i) == Some(&b' ');
+    let mut last = None;
     for version_start in 0..s.len() {
         if !is_version_start(s[version_start]) {
             continue;
@@ -277,8 +285,9 @@ pub(super) fn comparator_space_removals(s: &[u8], out: &mut Vec<usize>) {
                 operator_end = prefix_start + 1;
             }
         }
-        if ws(operator_end) && out.last() != Some(&operator_end) {
-            out.push(operator_end);
+        if ws(operator_end) && last != Some(operator_end) {
+            last = Some(operator_end);
+            remove(operator_end);
         }
     }
 }
@@ -322,14 +331,13 @@ mod tests {
 
     #[test]
     fn comparator_spaces() {
-        let mut out = Vec::new();
-        comparator_space_removals(b"> 1.2.3 < 2", &mut out);
-        assert_eq!(out, [1, 9]);
-        out.clear();
-        comparator_space_removals(b"1.2.3 = 1", &mut out);
-        assert_eq!(out, [7]);
-        out.clear();
-        comparator_space_removals(b"v = 1", &mut out);
-        assert!(out.is_empty());
+        let removals = |s: &[u8]| {
+            let mut out = Vec::new();
+            comparator_space_removals(s, |at| out.push(at));
+            out
+        };
+        assert_eq!(removals(b"> 1.2.3 < 2"), [1, 9]);
+        assert_eq!(removals(b"1.2.3 = 1"), [7]);
+        assert!(removals(b"v = 1").is_empty());
     }
 }

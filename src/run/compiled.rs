@@ -52,7 +52,8 @@ pub(crate) enum InstructionsSource {
         template: Arc<CompiledTemplate>,
         params: Vec<PromptParameter>,
     },
-    Block(BlockRef),
+    /// Boxed: a `BlockRef` holds a parsed `Range`, whose comparators are stored inline.
+    Block(Box<BlockRef>),
 }
 
 /// One tool reference, its range parsed once, pinned at registration.
@@ -87,7 +88,7 @@ impl CompiledAgent {
     /// Every data block reference: the prompt block, settings, model settings.
     pub fn block_refs(&self) -> impl Iterator<Item = &BlockRef> {
         let prompt = match &self.instructions {
-            InstructionsSource::Block(r) => Some(r),
+            InstructionsSource::Block(r) => Some(&**r),
             InstructionsSource::Inline { .. } => None,
         };
         prompt
@@ -619,7 +620,7 @@ impl PackState {
                 &format!("{base}/instructions/version"),
                 &mut issues,
             ) {
-                Some(r) => InstructionsSource::Block(r),
+                Some(r) => InstructionsSource::Block(Box::new(r)),
                 None => return Err(issues),
             },
         };
