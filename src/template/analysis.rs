@@ -357,15 +357,12 @@ fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
 /// Why runstart cannot render filter call `f` as LiquidJS does, if it cannot: the deploy
 /// check refuses these, so they never render differently at run time.
 fn unsupported_filter(f: &super::ast::FilterCall) -> Option<String> {
-    let super::filters::FilterName::Known(name) = f.name else {
-        return None;
-    };
-    match name {
-        n if n.ends_with("_exp") && f.exp.is_none() => Some(format!(
-            "the filter {n} needs a quoted item name and a quoted expression in runstart"
-        )),
-        _ => None,
-    }
+    (f.filter.is_exp() && f.exp.is_none()).then(|| {
+        format!(
+            "the filter {} needs a quoted item name and a quoted expression in runstart",
+            f.filter.name()
+        )
+    })
 }
 
 /// A partial tag met by the analysis.

@@ -1,7 +1,7 @@
 //! The syntax tree. Every node keeps the byte offset where its token begins; line and column
 //! are computed on demand by [`super::line_col`].
 
-use super::filters::FilterName;
+use super::filters::names::Filter;
 
 /// A list that keeps its first element inline: most expressions have one operand and most
 /// paths one or two steps, so this saves an allocation per value.
@@ -144,7 +144,7 @@ impl Prop {
 /// A filter application.
 #[derive(Debug, Clone)]
 pub(crate) struct FilterCall {
-    pub(crate) name: FilterName,
+    pub(crate) filter: Filter,
     pub(crate) args: Vec<FilterArg>,
     pub(crate) begin: usize,
     /// `where_exp` and kin with a quoted item name and expression: the expression, parsed

@@ -1,7 +1,7 @@
 //! The strict-variable check: which reads a template makes that an agent cannot satisfy.
 
-use super::CompiledTemplate;
 use super::analysis::{Segment, VariableRef};
+use super::compiled::CompiledTemplate;
 use crate::diagnostics::IssueCode;
 use std::collections::BTreeSet;
 use std::ops::Range;

@@ -9,7 +9,7 @@ use super::ast::{
     ExpFilter, Expr, ExprKind, FilterArg, FilterCall, FilteredValue, OneOrMany, Op, Prop, StrLit,
 };
 use super::error::{ParseError, ParseErrorKind};
-use super::filters::FilterName;
+use super::filters::names::Filter;
 
 const VARIABLE: u8 = 1;
 const BLANK: u8 = 4;
@@ -265,7 +265,18 @@ impl<'s> Cursor<'s> {
         }
     }
 
+    /// Skips blanks. Called before nearly every read, so the common case (no blank at the
+    /// cursor) is one table lookup, inlined.
+    #[inline]
     pub(crate) fn skip_blank(&mut self) {
+        match self.s.as_bytes().get(self.p) {
+            Some(&c) if c < 0x80 && TYPES[c as usize] & BLANK == 0 => {}
+            None => {}
+            Some(_) => self.skip_blank_slow(),
+        }
+    }
+
+    fn skip_blank_slow(&mut self) {
         let b = self.s.as_bytes();
         while self.p < self.n {
             match b.get(self.p) {
@@ -290,8 +301,20 @@ impl<'s> Cursor<'s> {
     pub(crate) fn read_identifier(&mut self) -> (usize, usize) {
         self.skip_blank();
         let begin = self.p;
-        while self.p < self.n && is_word_at(self.s, self.p, self.n) {
-            self.p += char_len(self.s, self.p);
+        let b = self.s.as_bytes();
+        while self.p < self.n {
+            match b.get(self.p) {
+                Some(&c) if c < 0x80 => {
+                    if TYPES[c as usize] & VARIABLE == 0 {
+                        break;
+                    }
+                    self.p += 1;
+                }
+                Some(_) if is_word_at(self.s, self.p, self.n) => {
+                    self.p += char_len(self.s, self.p);
+                }
+                _ => break,
+            }
         }
         (begin, self.p)
     }
@@ -379,23 +402,24 @@ impl<'s> Cursor<'s> {
             ));
         }
         let mut filters = Vec::new();
-        while let Some(f) = self.read_filter()? {
+        // strictFilters: an unknown filter is a parse error, reported once the value is read
+        let mut unknown = None;
+        while let Some(f) = self.read_filter(&mut unknown)? {
             filters.push(f);
         }
-        // strictFilters: an unknown filter is a parse error, reported once the value is read
-        for f in &filters {
-            if let FilterName::Unknown(name) = &f.name {
-                return Err(ParseError::new(
-                    ParseErrorKind::UndefinedFilter,
-                    format!("undefined filter: {name}"),
-                    f.begin,
-                ));
-            }
+        if let Some((begin, end)) = unknown {
+            return Err(ParseError::new(
+                ParseErrorKind::UndefinedFilter,
+                format!("undefined filter: {}", self.text((begin, end))),
+                begin,
+            ));
         }
         Ok(FilteredValue { initial, filters })
     }
 
-    fn read_filter(&mut self) -> PResult<Option<FilterCall>> {
+    /// One `| name: args`; an unknown name is recorded in `unknown` (the first one wins) and
+    /// its call dropped.
+    fn read_filter(&mut self, unknown: &mut Option<(usize, usize)>) -> PResult<Option<FilterCall>> {
         self.skip_blank();
         if self.end() {
             return Ok(None);
@@ -434,33 +458,44 @@ impl<'s> Cursor<'s> {
         } else if !(self.peek() == b'|' || self.end()) {
             return Err(self.error("expected \":\" after filter name".into(), self.p));
         }
-        let fname = FilterName::parse(self.text(name));
-        let exp = match (&fname, args.first(), args.get(1)) {
-            (
-                FilterName::Known(n),
-                Some(FilterArg::Positional(item)),
-                Some(FilterArg::Positional(e)),
-            ) if n.ends_with("_exp") => match (&item.kind, &e.kind) {
-                (ExprKind::Str(item), ExprKind::Str(e)) => {
-                    let text = e.get(self.s).to_string();
-                    let value = Cursor::new(&text, 0, text.len())
-                        .read_filtered_value()
-                        .map_err(|e| e.message().to_string());
-                    Some(Box::new(ExpFilter {
-                        item: item.get(self.s).to_string(),
-                        text,
-                        value,
-                    }))
-                }
-                _ => None,
-            },
+        let Some(filter) = Filter::from_name(self.text(name)) else {
+            unknown.get_or_insert(name);
+            return Ok(Some(FilterCall {
+                filter: Filter::Raw,
+                args,
+                begin: name.0,
+                exp: None,
+            }));
+        };
+        let exp = match (args.first(), args.get(1)) {
+            (Some(FilterArg::Positional(item)), Some(FilterArg::Positional(e)))
+                if filter.is_exp() =>
+            {
+                self.exp_filter(item, e)
+            }
             _ => None,
         };
         Ok(Some(FilterCall {
-            name: fname,
+            filter,
             args,
             begin: name.0,
             exp,
+        }))
+    }
+
+    /// An `*_exp` filter's quoted item name and expression, the expression parsed once.
+    fn exp_filter(&self, item: &Expr, e: &Expr) -> Option<Box<ExpFilter>> {
+        let (ExprKind::Str(item), ExprKind::Str(e)) = (&item.kind, &e.kind) else {
+            return None;
+        };
+        let text = e.get(self.s).to_string();
+        let value = Cursor::new(&text, 0, text.len())
+            .read_filtered_value()
+            .map_err(|e| e.message().to_string());
+        Some(Box::new(ExpFilter {
+            item: item.get(self.s).to_string(),
+            text,
+            value,
         }))
     }
 
@@ -905,13 +940,10 @@ pub(crate) fn tokenize(s: &str) -> Result<Vec<Token>, ParseError> {
             p = end;
         } else {
             let begin = p;
-            // text runs to the next `{%` or `{{`
-            p += 1;
+            // text runs to the next `{%` or `{{`; `str::find` with an ASCII char is a memchr
+            p += char_len(s, p);
             loop {
-                match bytes
-                    .get(p..n)
-                    .and_then(|r| r.iter().position(|&c| c == b'{'))
-                {
+                match s.get(p..n).and_then(|r| r.find('{')) {
                     None => {
                         p = n;
                         break;
@@ -967,10 +999,10 @@ fn read_to_delimiter(s: &str, p: usize, n: usize, delim: &[u8; 2], quoted: bool)
             }
             continue;
         }
-        q += 1;
-        if q >= 2 && b.get(q - 2) == Some(&delim[0]) && b.get(q - 1) == Some(&delim[1]) {
-            return Some(q);
+        if c == delim[0] && q + 1 < n && b.get(q + 1) == Some(&delim[1]) {
+            return Some(q + 2);
         }
+        q += 1;
     }
     None
 }

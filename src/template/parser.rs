@@ -1,5 +1,5 @@
 //! Builds the syntax tree from tokens without recursion on nesting: open block tags live on an
-//! explicit stack, capped at [`super::MAX_DEPTH`].
+//! explicit stack, capped at [`super::limits::MAX_DEPTH`].
 
 use super::ast::{
     Branch, Expr, ExprKind, FilteredValue, LoopHead, Node, PartialFile, PartialRef, PartialTag,
@@ -298,12 +298,12 @@ fn partial_file(s: &str, c: &mut Cursor<'_>, depth: usize) -> PResult<PartialFil
     if !text.contains('{') {
         return Ok(PartialFile::Name(text));
     }
-    if depth + 1 >= super::MAX_DEPTH {
+    if depth + 1 >= super::limits::MAX_DEPTH {
         return Err(ParseError::new(
             ParseErrorKind::TooDeep,
             format!(
                 "partial names are nested deeper than {} levels; flatten the template",
-                super::MAX_DEPTH
+                super::limits::MAX_DEPTH
             ),
             file.begin,
         ));
@@ -429,12 +429,12 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
                 | "include"
                 | "render"
         );
-        if opens_block && depth >= super::MAX_DEPTH {
+        if opens_block && depth >= super::limits::MAX_DEPTH {
             return Err(ParseError::new(
                 ParseErrorKind::TooDeep,
                 format!(
                     "tags are nested deeper than {} levels; flatten the template",
-                    super::MAX_DEPTH
+                    super::limits::MAX_DEPTH
                 ),
                 tok.begin(),
             ));

@@ -2,70 +2,13 @@
 //! parameters first, then the context (defaults, supplied values, auto-variables), then a
 //! strict render with upstream's error codes and messages.
 
+use super::compiled::CompiledTemplate;
+use super::error::RenderErrorKind;
+use super::parameter::PromptParameter;
 use super::render::Globals;
 use super::value::Val;
-use super::{CompiledTemplate, RenderErrorKind};
 use serde_json::{Map, Value};
 use std::fmt;
-
-/// A declared prompt parameter, as far as rendering cares.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PromptParameter {
-    name: String,
-    required: bool,
-    default: Option<Value>,
-    type_name: Option<String>,
-}
-
-impl PromptParameter {
-    /// A required parameter without a default.
-    pub fn new(name: impl Into<String>) -> PromptParameter {
-        PromptParameter {
-            name: name.into(),
-            required: true,
-            default: None,
-            type_name: None,
-        }
-    }
-
-    /// Sets `required` (default `true`; upstream treats only an explicit `false` as optional).
-    #[must_use]
-    pub fn with_required(mut self, required: bool) -> PromptParameter {
-        self.required = required;
-        self
-    }
-
-    /// Sets the `default` value (none by default). A parameter with a default is never
-    /// missing.
-    #[must_use]
-    pub fn with_default(mut self, default: Value) -> PromptParameter {
-        self.default = Some(default);
-        self
-    }
-
-    /// Sets the declared `type` (`string`, `number`, `boolean` or `date`; none by default).
-    /// Rendering ignores it; run start checks supplied values against it.
-    #[must_use]
-    pub fn with_type(mut self, type_name: impl Into<String>) -> PromptParameter {
-        self.type_name = Some(type_name.into());
-        self
-    }
-
-    /// The declared `type`, if any.
-    pub fn type_name(&self) -> Option<&str> {
-        self.type_name.as_deref()
-    }
-
-    /// The parameter's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The parameter's default value, if it has one.
-    pub fn default_value(&self) -> Option<&Value> {
-        self.default.as_ref()
-    }
-}
 
 /// The auto-variables of one turn (§3.3); they overwrite caller values of the same name.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,10 +8,12 @@ use super::ast::{
     PartialRef, PartialTag, Prop, lookup_message,
 };
 use super::error::{RenderError, RenderErrorKind};
-use super::filters::{self, FilterError, FilterName};
-use super::prompt::PromptParameter;
+use super::filters::{self, Filter, FilterError};
+use super::limits::MAX_RENDER_SIZE;
+use super::parameter::PromptParameter;
 use super::value::{
-    LoopInfo, Val, js_equals, js_less, js_less_eq, js_num, js_string, to_number, write_val,
+    LoopInfo, Val, js_equals, js_less, js_less_eq, js_num, js_string, to_enumerable, to_number,
+    write_val,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -29,10 +31,6 @@ static EMPTY_OBJECT: std::sync::LazyLock<Value> =
 
 /// Largest range `(a..b)` a template may build; LiquidJS has no cap but would exhaust memory.
 const MAX_RANGE: f64 = 1_000_000.0;
-
-/// Longest output, and longest string or array a filter may build, during one render
-/// (LiquidJS has no caps; nested loops or a doubling `append` would otherwise exhaust memory).
-pub(crate) const MAX_RENDER_SIZE: usize = 4 << 20;
 
 /// Most steps one render may take: each loop iteration, and each filter or operator call plus
 /// the size of its input (array items, string bytes / 64). Nested loops over large ranges
@@ -390,20 +388,9 @@ impl<'a> Renderer<'a> {
         self.scopes.push(Vec::with_capacity(2));
         let mut result = Ok(());
         for (i, item) in items.into_iter().enumerate() {
-            if let Err(e) = self.step(1, head.collection.begin) {
-                result = Err(e);
+            result = self.enter_iteration(head, "forloop", (i, length, 0), item);
+            if result.is_err() {
                 break;
-            }
-            let info = Val::Loop(LoopInfo {
-                head,
-                index0: u32::try_from(i).unwrap_or(u32::MAX),
-                length,
-                cols: 0,
-            });
-            if let Some(scope) = self.scopes.last_mut() {
-                scope.clear();
-                scope.push(("forloop", info));
-                scope.push((head.var.as_str(), item));
             }
             self.brk = false;
             self.cont = false;
@@ -451,23 +438,13 @@ impl<'a> Renderer<'a> {
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
         self.scopes.push(Vec::with_capacity(2));
         let mut result = Ok(());
+        let cols32 = u32::try_from(cols).unwrap_or(u32::MAX);
         for (i, item) in items.into_iter().enumerate() {
-            if let Err(e) = self.step(1, head.collection.begin) {
-                result = Err(e);
+            result = self.enter_iteration(head, "tablerowloop", (i, length, cols32), item);
+            if result.is_err() {
                 break;
             }
-            let info = LoopInfo {
-                head,
-                index0: u32::try_from(i).unwrap_or(u32::MAX),
-                length,
-                cols: u32::try_from(cols).unwrap_or(u32::MAX),
-            };
             let (row, col0) = (i / cols + 1, i % cols);
-            if let Some(scope) = self.scopes.last_mut() {
-                scope.clear();
-                scope.push(("tablerowloop", Val::Loop(info)));
-                scope.push((head.var.as_str(), item));
-            }
             if col0 == 0 {
                 if row != 1 {
                     out.push_str("</tr>");
@@ -488,6 +465,31 @@ impl<'a> Renderer<'a> {
         result
     }
 
+    /// Starts iteration `index0` of a loop over `length` items: counts the step, then makes
+    /// the loop drop (`forloop` or `tablerowloop`, `cols` 0 for a `for`) and the item the
+    /// innermost scope.
+    fn enter_iteration(
+        &mut self,
+        head: &'a LoopHead,
+        drop: &'static str,
+        (index0, length, cols): (usize, u32, u32),
+        item: Val<'a>,
+    ) -> RResult<()> {
+        self.step(1, head.collection.begin)?;
+        let info = Val::Loop(LoopInfo {
+            head,
+            index0: u32::try_from(index0).unwrap_or(u32::MAX),
+            length,
+            cols,
+        });
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.clear();
+            scope.push((drop, info));
+            scope.push((head.var.as_str(), item));
+        }
+        Ok(())
+    }
+
     fn filtered(&mut self, fv: &'a FilteredValue) -> RResult<Val<'a>> {
         let mut v = self.postfix(fv.initial.as_slice())?;
         for f in &fv.filters {
@@ -505,19 +507,9 @@ impl<'a> Renderer<'a> {
                     }
                 }
             }
-            let name = match &f.name {
-                FilterName::Known(n) => *n,
-                // the parser refuses unknown filters
-                FilterName::Unknown(n) => {
-                    return Err(RenderError::new(
-                        RenderErrorKind::Other,
-                        format!("undefined filter: {n}"),
-                        f.begin,
-                    ));
-                }
-            };
+            let name = f.filter;
             self.step(1 + work_size(&v), f.begin)?;
-            if name.ends_with("_exp") {
+            if name.is_exp() {
                 v = self.exp_filter(f, name, &v)?;
                 continue;
             }
@@ -534,7 +526,10 @@ impl<'a> Renderer<'a> {
             if render_size(&v) > MAX_RENDER_SIZE || deep > MAX_RENDER_SIZE {
                 return Err(RenderError::new(
                     RenderErrorKind::Other,
-                    format!("filter {name} builds a value larger than {MAX_RENDER_SIZE}"),
+                    format!(
+                        "filter {} builds a value larger than {MAX_RENDER_SIZE}",
+                        name.name()
+                    ),
                     f.begin,
                 ));
             }
@@ -546,16 +541,17 @@ impl<'a> Renderer<'a> {
     /// evaluated with the item in scope under its name. `where_exp` keeps items whose value
     /// is exactly `true`, `reject_exp` those whose value is exactly `false`; the searches
     /// stop at the first JavaScript-truthy value.
-    fn exp_filter(&mut self, f: &'a FilterCall, name: &str, input: &Val<'a>) -> RResult<Val<'a>> {
+    fn exp_filter(&mut self, f: &'a FilterCall, name: Filter, input: &Val<'a>) -> RResult<Val<'a>> {
         let other = |m: String| RenderError::new(RenderErrorKind::Other, m, f.begin);
         let Some(x) = f.exp.as_deref() else {
             return Err(other(format!(
-                "filter {name} takes a quoted item name and a quoted expression in runstart"
+                "filter {} takes a quoted item name and a quoted expression in runstart",
+                name.name()
             )));
         };
         let fv = x.value.as_ref().map_err(|m| other(m.clone()))?;
         // `group_by_exp` enumerates (an object gives its entries), the others take arrays
-        let items = if name == "group_by_exp" {
+        let items = if name == Filter::GroupByExp {
             to_enumerable(input)
         } else {
             filters::to_array(input)
@@ -577,19 +573,19 @@ impl<'a> Renderer<'a> {
                 _ => other(e.message().to_string()),
             })?;
             match name {
-                "where_exp" if matches!(v, Val::Bool(true)) => kept.push(item),
-                "reject_exp" if matches!(v, Val::Bool(false)) => kept.push(item),
-                "find_exp" if v.truthy_js() => return Ok(item),
-                "find_index_exp" if v.truthy_js() => return Ok(Val::Num(i as f64)),
-                "has_exp" if v.truthy_js() => return Ok(Val::Bool(true)),
-                "group_by_exp" => groups.add(v, item),
+                Filter::WhereExp if matches!(v, Val::Bool(true)) => kept.push(item),
+                Filter::RejectExp if matches!(v, Val::Bool(false)) => kept.push(item),
+                Filter::FindExp if v.truthy_js() => return Ok(item),
+                Filter::FindIndexExp if v.truthy_js() => return Ok(Val::Num(i as f64)),
+                Filter::HasExp if v.truthy_js() => return Ok(Val::Bool(true)),
+                Filter::GroupByExp => groups.add(v, item),
                 _ => {}
             }
         }
         Ok(match name {
-            "has_exp" => Val::Bool(false),
-            "group_by_exp" => groups.into_value(),
-            "find_exp" | "find_index_exp" => Val::Undef,
+            Filter::HasExp => Val::Bool(false),
+            Filter::GroupByExp => groups.into_value(),
+            Filter::FindExp | Filter::FindIndexExp => Val::Undef,
             _ => Val::Arr(Rc::new(kept)),
         })
     }
@@ -812,34 +808,6 @@ fn work_size(v: &Val<'_>) -> usize {
     match v {
         Val::S(_) | Val::Str(_) => render_size(v) / 64,
         _ => render_size(v),
-    }
-}
-
-pub(crate) fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
-    if let Some(items) = v.items() {
-        return items;
-    }
-    match v {
-        Val::S(_) | Val::Str(_) => {
-            if v.as_str().is_some_and(|s| !s.is_empty()) {
-                vec![v.clone()]
-            } else {
-                Vec::new()
-            }
-        }
-        Val::Json(Value::Object(m)) => m
-            .iter()
-            .map(|(k, x)| Val::Arr(Rc::new(vec![Val::S(k), Val::from_json(x)])))
-            .collect(),
-        Val::Loop(_) => vec![v.clone()],
-        Val::Group(g) => vec![
-            Val::Arr(Rc::new(vec![Val::S("name"), g.0.clone()])),
-            Val::Arr(Rc::new(vec![
-                Val::S("items"),
-                Val::Arr(Rc::new(g.1.clone())),
-            ])),
-        ],
-        _ => Vec::new(),
     }
 }
 

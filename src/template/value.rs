@@ -523,37 +523,29 @@ fn to_prim(v: &Val<'_>) -> Prim {
 
 /// JavaScript `l < r` (abstract relational comparison).
 pub(crate) fn js_less(l: &Val<'_>, r: &Val<'_>) -> bool {
-    match (to_prim(l), to_prim(r)) {
-        (Prim::S(a), Prim::S(b)) => a.encode_utf16().lt(b.encode_utf16()),
-        (a, b) => {
-            let x = match a {
-                Prim::N(n) => n,
-                Prim::S(s) => str_to_number(&s),
-            };
-            let y = match b {
-                Prim::N(n) => n,
-                Prim::S(s) => str_to_number(&s),
-            };
-            x < y
-        }
-    }
+    js_compare(l, r, |a, b| a.lt(b), |x, y| x < y)
 }
 
 /// JavaScript `l <= r`.
 pub(crate) fn js_less_eq(l: &Val<'_>, r: &Val<'_>) -> bool {
+    js_compare(l, r, |a, b| a.le(b), |x, y| x <= y)
+}
+
+/// The abstract relational comparison: two strings compare by UTF-16 units (`strings`),
+/// anything else as numbers (`numbers`).
+fn js_compare(
+    l: &Val<'_>,
+    r: &Val<'_>,
+    strings: impl FnOnce(std::str::EncodeUtf16<'_>, std::str::EncodeUtf16<'_>) -> bool,
+    numbers: impl FnOnce(f64, f64) -> bool,
+) -> bool {
+    let number = |p: Prim| match p {
+        Prim::N(n) => n,
+        Prim::S(s) => str_to_number(&s),
+    };
     match (to_prim(l), to_prim(r)) {
-        (Prim::S(a), Prim::S(b)) => a.encode_utf16().le(b.encode_utf16()),
-        (a, b) => {
-            let x = match a {
-                Prim::N(n) => n,
-                Prim::S(s) => str_to_number(&s),
-            };
-            let y = match b {
-                Prim::N(n) => n,
-                Prim::S(s) => str_to_number(&s),
-            };
-            x <= y
-        }
+        (Prim::S(a), Prim::S(b)) => strings(a.encode_utf16(), b.encode_utf16()),
+        (a, b) => numbers(number(a), number(b)),
     }
 }
 
@@ -689,6 +681,36 @@ pub(super) fn js_slice_index(n: f64, len: usize) -> usize {
         len
     } else {
         n as usize
+    }
+}
+
+/// `toEnumerable`: an array's items, a non-empty string alone, an object's `[key, value]`
+/// entries; anything else is empty.
+pub(crate) fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
+    if let Some(items) = v.items() {
+        return items;
+    }
+    match v {
+        Val::S(_) | Val::Str(_) => {
+            if v.as_str().is_some_and(|s| !s.is_empty()) {
+                vec![v.clone()]
+            } else {
+                Vec::new()
+            }
+        }
+        Val::Json(Value::Object(m)) => m
+            .iter()
+            .map(|(k, x)| Val::Arr(Rc::new(vec![Val::S(k), Val::from_json(x)])))
+            .collect(),
+        Val::Loop(_) => vec![v.clone()],
+        Val::Group(g) => vec![
+            Val::Arr(Rc::new(vec![Val::S("name"), g.0.clone()])),
+            Val::Arr(Rc::new(vec![
+                Val::S("items"),
+                Val::Arr(Rc::new(g.1.clone())),
+            ])),
+        ],
+        _ => Vec::new(),
     }
 }
 

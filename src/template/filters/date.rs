@@ -1,7 +1,7 @@
 //! The `date` filter: JavaScript date parsing for the forms templates use, formatted in UTC
 //! with strftime directives (LiquidJS formats in the host's zone; the runtime runs in UTC).
 
-use super::value::{Val, js_string, stringify, to_number};
+use crate::template::value::{Val, js_string, stringify, to_number};
 
 const DAYS: [&str; 7] = [
     "Sunday",
@@ -348,7 +348,7 @@ fn strftime_in(ms: f64, format: &str, offset: Option<f64>, name: Option<&str>) -
     let mut i = 0;
     // Widths are the format's own numbers (`%999999999d`): once the text is over the render
     // cap, stop; the renderer then refuses the oversized value.
-    let cap = super::render::MAX_RENDER_SIZE;
+    let cap = crate::template::limits::MAX_RENDER_SIZE;
     while i < chars.len() {
         if out.len() > cap {
             break;

@@ -1,0 +1,111 @@
+//! [`CompiledTemplate`]: a template parsed and analysed once, rendered many times.
+
+use super::analysis::{self, AnalysisError, VariableRef};
+use super::error::{ParseError, ParseErrorKind, RenderError};
+use super::limits::MAX_TEMPLATE_LENGTH;
+use super::{ast, parser, render};
+use serde_json::Value;
+
+/// A parsed template: the tree, and the static analysis of its variables.
+///
+/// Holding one means LiquidJS would parse the source. Build it once with
+/// [`CompiledTemplate::parse`] and render it any number of times.
+#[derive(Debug, Clone)]
+pub struct CompiledTemplate {
+    pub(super) source: String,
+    pub(super) nodes: Vec<ast::Node>,
+    pub(super) reads: Vec<VariableRef>,
+    pub(super) partials: Vec<analysis::PartialSite>,
+    pub(super) unsupported: Vec<(usize, String)>,
+    /// Whether a loop reads `continue` (`offset: continue`), so loops record where they stop.
+    pub(super) reads_continue: bool,
+}
+
+impl CompiledTemplate {
+    /// Parses `source` as LiquidJS would (`strictFilters` on).
+    ///
+    /// # Errors
+    ///
+    /// A [`ParseError`] for exactly the templates LiquidJS refuses to parse: unclosed tags or
+    /// outputs, unknown tags, unknown filters, malformed expressions, and (runstart's own caps)
+    /// nesting deeper than [`MAX_DEPTH`](super::MAX_DEPTH) or a source longer than
+    /// [`MAX_TEMPLATE_LENGTH`] bytes.
+    ///
+    /// # Complexity
+    ///
+    /// Linear in the template's length.
+    pub fn parse(source: &str) -> Result<CompiledTemplate, ParseError> {
+        if source.len() > MAX_TEMPLATE_LENGTH {
+            return Err(ParseError::new(
+                ParseErrorKind::TooLong,
+                format!(
+                    "the template is {} bytes long, over the limit of {MAX_TEMPLATE_LENGTH} bytes; shorten it",
+                    source.len()
+                ),
+                0,
+            ));
+        }
+        let nodes = parser::parse(source)?;
+        let a = analysis::analyze(source, &nodes);
+        Ok(CompiledTemplate {
+            source: source.to_string(),
+            nodes,
+            reads: a.reads,
+            partials: a.partials,
+            unsupported: a.unsupported,
+            reads_continue: a.reads_continue,
+        })
+    }
+
+    /// The template text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The global variable paths the template reads, as LiquidJS's `globalVariableSegments`:
+    /// grouped by root in order of first appearance, then in source order, without
+    /// duplicates.
+    ///
+    /// # Errors
+    ///
+    /// An [`AnalysisError`] when the template has `include`, `render` or `layout`: LiquidJS's
+    /// analysis would read the named template, and a prompt has no template root.
+    pub fn globals(&self) -> Result<Vec<&VariableRef>, AnalysisError> {
+        match analysis::partial_error(&self.partials) {
+            Some(e) => Err(e),
+            None => Ok(analysis::group_globals(&self.reads)),
+        }
+    }
+
+    /// Every global read in source order, duplicates included (each with its offset), even
+    /// when the template has partial tags.
+    pub fn global_reads(&self) -> &[VariableRef] {
+        &self.reads
+    }
+
+    /// Renders with `context` (a JSON object) as the global scope, as LiquidJS's
+    /// `parseAndRenderSync` does with `strictVariables` on.
+    ///
+    /// # Errors
+    ///
+    /// A [`RenderError`]: an undefined variable (named by its path up to the first undefined
+    /// segment), a filter's own failure, or a partial tag.
+    pub fn render(&self, context: &Value) -> Result<String, RenderError> {
+        let globals = render::Globals {
+            object: context.as_object(),
+            ..render::Globals::default()
+        };
+        self.render_globals(globals)
+    }
+
+    /// Renders against a borrowed, layered global scope.
+    pub(crate) fn render_globals(
+        &self,
+        globals: render::Globals<'_>,
+    ) -> Result<String, RenderError> {
+        let mut out = String::with_capacity(self.source.len());
+        let mut r = render::Renderer::new(&self.source, globals, self.reads_continue);
+        r.render(&self.nodes, &mut out)?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,127 @@
+//! What every filter family shares: the error type, the argument readers and the
+//! JavaScript string and array helpers of more than one family.
+
+use super::names::Filter;
+use crate::template::value::{Val, to_number};
+
+/// Declares one family's function: `fn name<'a>(f, input, args, kwargs) { arms }` becomes
+/// `fn(Filter, Val, &[Val], &[(&str, Val)]) -> FResult` matching `f` over `arms`, with a
+/// filter outside them refused (the dispatch table never sends one).
+macro_rules! family {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident<$lt:lifetime>($f:ident, $input:ident, $args:pat, $kwargs:pat) {
+            $($arms:tt)*
+        }
+    ) => {
+        $(#[$doc])*
+        pub(super) fn $name<$lt>(
+            $f: Filter,
+            $input: Val<$lt>,
+            $args: &[Val<$lt>],
+            $kwargs: &[(&str, Val<$lt>)],
+        ) -> FResult<$lt> {
+            Ok(match $f {
+                $($arms)*
+                _ => return Err(super::common::unsupported($f)),
+            })
+        }
+    };
+}
+pub(super) use family;
+
+/// Why a filter failed: a message LiquidJS would give, or an undefined-variable path.
+#[derive(Debug)]
+pub(crate) enum FilterError {
+    Message(String),
+    Undefined(String),
+}
+
+pub(super) type FResult<'a> = Result<Val<'a>, FilterError>;
+
+/// A filter [`apply`] does not implement (the `*_exp` family, which the renderer evaluates)
+/// or that a family function was handed by mistake.
+pub(super) fn unsupported(f: Filter) -> FilterError {
+    FilterError::Message(format!(
+        "filter \"{}\" is not supported by runstart's renderer",
+        f.name()
+    ))
+}
+
+pub(super) fn arg<'a, 'b>(args: &'b [Val<'a>], i: usize) -> Option<&'b Val<'a>> {
+    args.get(i)
+}
+
+pub(super) fn utf16_len(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+pub(super) fn utf16_slice(s: &str, from: usize, to: usize) -> String {
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let to = to.min(units.len());
+    let from = from.min(to);
+    String::from_utf16_lossy(&units[from..to])
+}
+
+/// `toArray`: arrays stay, nil becomes empty (`nul | where: …` renders nothing), anything
+/// else is wrapped.
+pub(crate) fn to_array<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
+    match v.items() {
+        Some(items) => items,
+        None if matches!(v, Val::Nil | Val::NilDrop | Val::Undef) => Vec::new(),
+        None => vec![v.clone()],
+    }
+}
+
+/// JavaScript's `\s`: `String.prototype.trim`'s white space and line terminators.
+pub(super) fn is_js_regex_space(c: char) -> bool {
+    is_js_space(c)
+}
+
+pub(super) fn to_number_or_zero(v: &Val<'_>) -> f64 {
+    let n = to_number(v);
+    if n.is_nan() { 0.0 } else { n }
+}
+
+pub(super) fn num_arg(args: &[Val<'_>], i: usize) -> f64 {
+    match args.get(i) {
+        Some(v) => to_number_or_zero(v),
+        None => 0.0,
+    }
+}
+
+pub(super) fn is_js_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// `parts.join(sep)`, refused before allocating when the result would be longer than
+/// [`MAX_RENDER_SIZE`](crate::template::limits::MAX_RENDER_SIZE): a long separator between many parts multiplies sizes.
+pub(super) fn capped_join<S: AsRef<str>>(parts: &[S], sep: &str) -> Result<String, FilterError> {
+    let len = parts
+        .iter()
+        .map(|p| p.as_ref().len())
+        .fold(0usize, usize::saturating_add)
+        .saturating_add(sep.len().saturating_mul(parts.len().saturating_sub(1)));
+    if len > crate::template::limits::MAX_RENDER_SIZE {
+        return Err(FilterError::Message(format!(
+            "the result would be {len} bytes long, over the limit of {} bytes",
+            crate::template::limits::MAX_RENDER_SIZE
+        )));
+    }
+    Ok(parts
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<&str>>()
+        .join(sep))
+}
+
+/// `String.prototype.split` with a string separator (an empty one splits UTF-16 units).
+pub(super) fn js_split(s: &str, sep: &str) -> Vec<String> {
+    if sep.is_empty() {
+        return s
+            .encode_utf16()
+            .map(|u| String::from_utf16_lossy(&[u]))
+            .collect();
+    }
+    s.split(sep).map(str::to_string).collect()
+}

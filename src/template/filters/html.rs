@@ -1,0 +1,200 @@
+//! Escaping and encoding filters: HTML, URLs, Base64, SHA-256 digests.
+
+use super::common::{FResult, FilterError, arg, family};
+use super::names::Filter;
+use crate::template::value::{Val, stringify};
+
+family! {
+    /// HTML escaping, URL and Base64 encodings, digests.
+    fn apply<'a>(f, input, args, _) {
+        Filter::StripHtml => Val::string(strip_html(&stringify(&input))),
+        Filter::Base64Encode => {
+            use base64::Engine as _;
+            Val::string(base64::engine::general_purpose::STANDARD.encode(stringify(&input)))
+        }
+        Filter::Base64Decode => {
+            // strict (as Shopify's `strict_decode64`): LiquidJS 10.30 refuses "<foo>"
+            use base64::Engine as _;
+            match base64::engine::general_purpose::STANDARD.decode(stringify(&input)) {
+                Ok(bytes) => Val::string(String::from_utf8_lossy(&bytes).into_owned()),
+                Err(_) => {
+                    return Err(FilterError::Message(
+                        "invalid base64 provided to base64_decode".into(),
+                    ));
+                }
+            }
+        }
+        Filter::Sha256 => {
+            use sha2::Digest as _;
+            Val::string(hex(&sha2::Sha256::digest(stringify(&input).as_bytes())))
+        }
+        Filter::HmacSha256 => {
+            use hmac::Mac as _;
+            let key = arg(args, 0).map(stringify).unwrap_or_default();
+            let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()) else {
+                return Err(FilterError::Message("hmac_sha256: invalid key".into()));
+            };
+            mac.update(stringify(&input).as_bytes());
+            Val::string(hex(&mac.finalize().into_bytes()))
+        }
+        Filter::UrlDecode => match decode_uri_component(&stringify(&input)) {
+            Some(d) => Val::string(d.replace('+', " ")),
+            None => return Err(FilterError::Message("URI malformed".into())),
+        },
+        Filter::CgiEscape => Val::string(encode_uri(&stringify(&input), COMPONENT_SAFE, true)),
+        Filter::UriEscape => Val::string(encode_uri(&stringify(&input), URI_SAFE, false)),
+        Filter::Escape | Filter::XmlEscape => Val::string(escape_html(&stringify(&input))),
+        Filter::EscapeOnce => Val::string(escape_html(&unescape_html(&stringify(&input)))),
+        Filter::NewlineToBr => Val::string(
+            stringify(&input)
+                .replace("\r\n", "\n")
+                .replace('\n', "<br />\n"),
+        ),
+        Filter::UrlEncode => Val::string(url_encode(&stringify(&input))),
+    }
+}
+
+/// LiquidJS's `strip_html`: `<script…</script>`, `<style…</style>`, `<!--…-->` and `<…>`
+/// are removed; an opener without its closer is kept from there on.
+fn strip_html(s: &str) -> String {
+    let mut kinds: Vec<(&str, &str)> = vec![
+        ("<script", "</script>"),
+        ("<style", "</style>"),
+        ("<!--", "-->"),
+        ("<", ">"),
+    ];
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let Some(rel) = s.get(i..).and_then(|r| r.find('<')) else {
+            out.push_str(s.get(i..).unwrap_or(""));
+            return out;
+        };
+        let lt = i + rel;
+        out.push_str(s.get(i..lt).unwrap_or(""));
+        let mut next = None;
+        let mut k = 0;
+        while k < kinds.len() {
+            let (open, close) = kinds[k];
+            if !s.get(lt..).is_some_and(|r| r.starts_with(open)) {
+                k += 1;
+                continue;
+            }
+            match s.get(lt + open.len()..).and_then(|r| r.find(close)) {
+                Some(e) => {
+                    next = Some(lt + open.len() + e + close.len());
+                    break;
+                }
+                // never closed: later occurrences cannot close either
+                None => {
+                    kinds.remove(k);
+                }
+            }
+        }
+        match next {
+            Some(n) => i = n,
+            None => {
+                out.push_str(s.get(lt..).unwrap_or(""));
+                return out;
+            }
+        }
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Characters `encodeURIComponent` keeps.
+const COMPONENT_SAFE: &[u8] = b"-_.!~*'()";
+/// Characters `encodeURI` keeps besides those (reserved characters and `#`).
+const URI_SAFE: &[u8] = b"-_.!~*'();/?:@&=+$,#";
+
+/// `encodeURI` / `encodeURIComponent` over UTF-8 (`[`, `]` kept by `uri_escape`); `cgi`
+/// also writes spaces as `+` and escapes `!'()*`.
+fn encode_uri(s: &str, safe: &[u8], cgi: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        let keep = b.is_ascii_alphanumeric()
+            || safe.contains(&b)
+            || (!cgi && (b == b'[' || b == b']') && safe.len() > COMPONENT_SAFE.len());
+        if cgi && b == b' ' {
+            out.push('+');
+        } else if keep && !(cgi && b"!'()*".contains(&b)) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `decodeURIComponent`; `None` where JavaScript throws `URIError`.
+fn decode_uri_component(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let h = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(h, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// `encodeURIComponent`, then spaces as `+`.
+fn url_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'-'
+            | b'_'
+            | b'.'
+            | b'!'
+            | b'~'
+            | b'*'
+            | b'\''
+            | b'('
+            | b')' => out.push(char::from(b)),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&#34;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn unescape_html(s: &str) -> String {
+    s.replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#34;", "\"")
+        .replace("&#39;", "'")
+}

@@ -1,0 +1,224 @@
+//! String filters: concatenation, case, trimming, whitespace and truncation.
+
+use super::common::{
+    FResult, FilterError, arg, family, is_js_regex_space, is_js_space, utf16_len, utf16_slice,
+};
+use super::names::Filter;
+use crate::template::value::{Val, stringify, to_number};
+
+family! {
+    /// Concatenation, case and trimming.
+    fn case_and_trim<'a>(f, input, args, kwargs) {
+        Filter::Append => {
+            if args.len() != 1 || !kwargs.is_empty() {
+                return Err(FilterError::Message("append expect 2 arguments".into()));
+            }
+            Val::string(stringify(&input) + &stringify(&args[0]))
+        }
+        Filter::Prepend => {
+            if args.len() != 1 || !kwargs.is_empty() {
+                return Err(FilterError::Message("prepend expect 2 arguments".into()));
+            }
+            Val::string(stringify(&args[0]) + &stringify(&input))
+        }
+        Filter::Upcase => Val::string(stringify(&input).to_uppercase()),
+        Filter::Downcase => Val::string(stringify(&input).to_lowercase()),
+        Filter::Capitalize => {
+            let s = stringify(&input);
+            let mut chars = s.chars();
+            match chars.next() {
+                Some(c) => Val::string(
+                    c.to_uppercase().collect::<String>() + &chars.as_str().to_lowercase(),
+                ),
+                None => Val::string(String::new()),
+            }
+        }
+        Filter::Strip | Filter::Lstrip | Filter::Rstrip => {
+            let s = stringify(&input);
+            // with a characters argument, those characters (UTF-16 units) are stripped
+            let chars = arg(args, 0).filter(|v| v.truthy_js()).map(stringify);
+            let (left, right) = (f != Filter::Rstrip, f != Filter::Lstrip);
+            Val::string(match chars {
+                Some(set) => strip_units(&s, &set, left, right),
+                None => {
+                    let t = if left {
+                        s.trim_start_matches(is_js_space)
+                    } else {
+                        &s
+                    };
+                    let t = if right {
+                        t.trim_end_matches(is_js_space)
+                    } else {
+                        t
+                    };
+                    t.to_string()
+                }
+            })
+        }
+    }
+}
+
+family! {
+    /// Whitespace, word counts and truncation.
+    fn words<'a>(f, input, args, _) {
+        Filter::StripNewlines => {
+            Val::string(stringify(&input).replace("\r\n", "").replace('\n', ""))
+        }
+        Filter::NormalizeWhitespace => Val::string(collapse_whitespace(&stringify(&input))),
+        Filter::Squish => Val::string(collapse_whitespace(js_trim(&stringify(&input)))),
+        Filter::NumberOfWords => {
+            let s = stringify(&input);
+            let mode = arg(args, 0).map(stringify);
+            Val::Num(number_of_words(js_trim(&s), mode.as_deref()) as f64)
+        }
+        Filter::Truncatewords => {
+            let s = stringify(&input);
+            let words = number_or(args, 0, 15.0);
+            let o = omission(args);
+            // `str.split(/\s+/)`: a leading blank gives an empty first word
+            let parts: Vec<&str> = split_js_whitespace(&s);
+            let w = if words.is_nan() || words <= 0.0 {
+                1.0
+            } else {
+                words
+            };
+            let take = if w >= parts.len() as f64 {
+                parts.len()
+            } else {
+                w as usize
+            };
+            let mut out = parts.get(..take).unwrap_or(&[]).join(" ");
+            if parts.len() as f64 >= w {
+                out.push_str(&o);
+            }
+            Val::string(out)
+        }
+        Filter::Truncate => {
+            let s = stringify(&input);
+            let l = number_or(args, 0, 50.0);
+            let o = omission(args);
+            let len = utf16_len(&s) as f64;
+            if len <= l {
+                Val::string(s)
+            } else {
+                let keep = l - utf16_len(&o) as f64;
+                let keep = if keep.is_nan() || keep < 0.0 {
+                    0
+                } else {
+                    keep as usize
+                };
+                Val::string(utf16_slice(&s, 0, keep) + &o)
+            }
+        }
+    }
+}
+
+/// Strips the UTF-16 units of `set` from the left and/or right of `s`.
+fn strip_units(s: &str, set: &str, left: bool, right: bool) -> String {
+    let set: Vec<u16> = set.encode_utf16().collect();
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let (mut i, mut j) = (0, units.len());
+    if left {
+        while i < j && set.contains(&units[i]) {
+            i += 1;
+        }
+    }
+    if right {
+        while j > i && set.contains(&units[j - 1]) {
+            j -= 1;
+        }
+    }
+    String::from_utf16_lossy(&units[i..j])
+}
+
+/// `str.replace(/\s+/g, ' ')`.
+fn collapse_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_space = false;
+    for c in s.chars() {
+        if is_js_regex_space(c) {
+            if !in_space {
+                out.push(' ');
+            }
+            in_space = true;
+        } else {
+            out.push(c);
+            in_space = false;
+        }
+    }
+    out
+}
+
+/// `str.split(/\s+/)`.
+fn split_js_whitespace(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut in_space = false;
+    for (i, c) in s.char_indices() {
+        if is_js_regex_space(c) {
+            if !in_space {
+                parts.push(s.get(start..i).unwrap_or(""));
+            }
+            in_space = true;
+        } else if in_space {
+            start = i;
+            in_space = false;
+        }
+    }
+    parts.push(if in_space {
+        ""
+    } else {
+        s.get(start..).unwrap_or("")
+    });
+    parts
+}
+
+/// The CJK ranges LiquidJS's `number_of_words` counts one character at a time.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x3400..=0x4DBF | 0x3040..=0x309F | 0x30A0..=0x30FF | 0xAC00..=0xD7AF)
+}
+
+fn number_of_words(s: &str, mode: Option<&str>) -> usize {
+    if s.is_empty() {
+        return 0;
+    }
+    let cjk_count = || s.chars().filter(|c| is_cjk(*c)).count();
+    // runs of characters that are neither CJK nor blank
+    let other_runs = || {
+        let mut n = 0;
+        let mut in_run = false;
+        for c in s.chars() {
+            let word = !is_cjk(c) && !is_js_regex_space(c);
+            if word && !in_run {
+                n += 1;
+            }
+            in_run = word;
+        }
+        n
+    };
+    match mode {
+        Some("cjk") => cjk_count() + other_runs(),
+        Some("auto") if s.chars().any(is_cjk) => cjk_count() + other_runs(),
+        _ => split_js_whitespace(s).len(),
+    }
+}
+
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+/// The number at `args[i]`, or `default` when it is absent or undefined.
+fn number_or(args: &[Val<'_>], i: usize, default: f64) -> f64 {
+    match arg(args, i) {
+        None | Some(Val::Undef) => default,
+        Some(v) => to_number(v),
+    }
+}
+
+/// The truncation filters' omission text (their second argument), `...` by default.
+fn omission(args: &[Val<'_>]) -> String {
+    match arg(args, 1) {
+        None | Some(Val::Undef) => "...".to_string(),
+        Some(v) => stringify(v),
+    }
+}
