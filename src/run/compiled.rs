@@ -365,7 +365,7 @@ impl PackState {
             let version = match tool_version(t, &pack.pack_version) {
                 Ok(v) => v,
                 Err(issue) => {
-                    issues.push(issue);
+                    issues.push(*issue);
                     continue;
                 }
             };

@@ -197,7 +197,7 @@ fn check_entries(
             .par_iter()
             .map(|t| {
                 let mut out = entries::check_tool_schemas(t);
-                out.extend(refs::tool_version(t, &index.pack_version).err());
+                out.extend(refs::tool_version(t, &index.pack_version).err().map(|i| *i));
                 out
             })
             .collect(),

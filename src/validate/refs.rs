@@ -291,17 +291,17 @@ pub(crate) fn tool_ref_issue(
 pub(crate) fn tool_version(
     tool: &crate::index::Indexed<crate::index::wire::Tool>,
     pack_version: &str,
-) -> Result<Version, Issue> {
+) -> Result<Version, Box<Issue>> {
     let text = tool.entry.version.as_deref().unwrap_or(pack_version);
     parse_version(text).ok_or_else(|| {
-        Issue::error(
+        Box::new(Issue::error(
             IssueCode::InvalidShape,
             format!("/tools/{}/version", tool.index),
             format!(
                 "tool \"{}\" version \"{text}\" is not a semver version",
                 tool.entry.id
             ),
-        )
+        ))
     })
 }
 
