@@ -10,6 +10,9 @@ use crate::index::wire::{Agent, BlockKind, Guardrail, Instructions, Tool};
 use crate::range::{Range, compare_versions, parse_version};
 use crate::route::{Capability, RouteSnapshot, TenantPolicy};
 use crate::template::{CompiledTemplate, PromptParameter};
+use crate::validate::{
+    BlockRole, RANGE_MESSAGE, block_pin_message, template_issue, tool_ref_issue, tool_version,
+};
 use semver::Version;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -360,17 +363,12 @@ impl PackState {
         // Tool records per id, in pack order.
         let mut new_tools: Vec<(&str, Vec<ToolRecord>)> = Vec::new();
         for t in &pack.tools {
-            let text = t.entry.version.as_deref().unwrap_or(&pack.pack_version);
-            let Some(version) = parse_version(text) else {
-                issues.push(Issue::error(
-                    IssueCode::InvalidShape,
-                    format!("/tools/{}/version", t.index),
-                    format!(
-                        "tool \"{}\" version \"{text}\" is not a semver version",
-                        t.entry.id
-                    ),
-                ));
-                continue;
+            let version = match tool_version(t, &pack.pack_version) {
+                Ok(v) => v,
+                Err(issue) => {
+                    issues.push(*issue);
+                    continue;
+                }
             };
             let record = ToolRecord {
                 id: t.entry.id.clone(),
@@ -437,13 +435,10 @@ impl PackState {
                             ),
                         },
                         Err(e) => {
-                            issues.push(Issue::error(
-                                IssueCode::TemplateParse,
-                                format!("{at}/content/template"),
-                                format!(
-                                    "template isn't valid Liquid: {}",
-                                    e.message_with_position(source)
-                                ),
+                            issues.push(template_issue(
+                                &e,
+                                source,
+                                &format!("{at}/content/template"),
                             ));
                             continue;
                         }
@@ -531,6 +526,7 @@ impl PackState {
 
     fn block_ref(
         &self,
+        (agent_id, role): (&str, BlockRole),
         id: &str,
         range_text: &str,
         at: &str,
@@ -540,11 +536,24 @@ impl PackState {
             Ok(range) => {
                 let pin = self.pick_block(id, &range).map(|b| b.version.clone());
                 if pin.is_none() {
-                    issues.push(Issue::error(
-                        IssueCode::BlockUnresolvable,
-                        at,
-                        format!("block \"{id}\" has no published version in \"{range_text}\""),
-                    ));
+                    let published: Vec<&Version> = self
+                        .blocks
+                        .get(id)
+                        .map(|v| v.iter().map(|b| &b.version).collect())
+                        .unwrap_or_default();
+                    let desc = format!("{} block \"{id}\"", role.desc());
+                    issues.push(
+                        Issue::error(
+                            IssueCode::BlockUnresolvable,
+                            at,
+                            format!(
+                                "agent \"{agent_id}\": {}",
+                                block_pin_message(&desc, range_text, &published)
+                            ),
+                        )
+                        .with_param("blockId", id)
+                        .with_param("requestedRange", range_text),
+                    );
                 }
                 Some(BlockRef {
                     id: id.to_owned(),
@@ -553,12 +562,9 @@ impl PackState {
                     pin,
                 })
             }
-            Err(e) => {
-                issues.push(Issue::error(
-                    IssueCode::InvalidVersionRange,
-                    at,
-                    format!("block \"{id}\" range \"{range_text}\": {e}"),
-                ));
+            // Deploy validation's agent rules report a block range that does not parse.
+            Err(_) => {
+                issues.push(Issue::error(IssueCode::InvalidAgent, at, RANGE_MESSAGE));
                 None
             }
         }
@@ -578,14 +584,27 @@ impl PackState {
         let mut tools = Vec::with_capacity(agent.tools.len());
         for (j, t) in agent.tools.iter().enumerate() {
             let range = ToolRange::new(&t.version);
-            let pin = match self.tool_catalog(&t.id).resolve(TENANT_KEY, &t.id, &range) {
+            let catalog = self.tool_catalog(&t.id);
+            let pin = match catalog.resolve(TENANT_KEY, &t.id, &range) {
                 Ok(hit) => Some(hit.version.clone()),
                 Err(e) => {
-                    issues.push(Issue::error(
-                        e.code(),
-                        format!("{base}/tools/{j}/version"),
-                        format!("agent \"{}\": {e}", agent.id),
-                    ));
+                    let at = format!("{base}/tools/{j}/version");
+                    // Worded as deploy validation words it; the catalog's own text is kept
+                    // only if the two range readings ever disagree on whether it resolves.
+                    let versions: Vec<Version> =
+                        catalog.versions(TENANT_KEY, &t.id).cloned().collect();
+                    issues.push(
+                        tool_ref_issue(&agent.id, &t.id, &t.version, &versions).map_or_else(
+                            || {
+                                Issue::error(
+                                    e.code(),
+                                    at.as_str(),
+                                    format!("agent \"{}\": {e}", agent.id),
+                                )
+                            },
+                            |issue| issue.under(&at),
+                        ),
+                    );
                     None
                 }
             };
@@ -603,18 +622,12 @@ impl PackState {
                     params: parameters_of(agent.parameters.as_ref()),
                 },
                 Err(e) => {
-                    issues.push(Issue::error(
-                        IssueCode::TemplateParse,
-                        format!("{base}/instructions"),
-                        format!(
-                            "template isn't valid Liquid: {}",
-                            e.message_with_position(source)
-                        ),
-                    ));
+                    issues.push(template_issue(&e, source, &format!("{base}/instructions")));
                     return Err(issues);
                 }
             },
             Instructions::Prompt(p) => match self.block_ref(
+                (&agent.id, BlockRole::Prompt),
                 &p.prompt,
                 &p.version,
                 &format!("{base}/instructions/version"),
@@ -633,6 +646,7 @@ impl PackState {
                 continue;
             };
             if let Some(r) = self.block_ref(
+                (&agent.id, BlockRole::Settings),
                 id,
                 range,
                 &format!("{base}/settings/{j}/version"),
@@ -644,6 +658,7 @@ impl PackState {
         let model_settings = agent.model_settings.as_ref().and_then(|m| {
             let (id, range) = (m.get("id")?.as_str()?, m.get("version")?.as_str()?);
             self.block_ref(
+                (&agent.id, BlockRole::ModelSettings),
                 id,
                 range,
                 &format!("{base}/modelSettings/version"),
@@ -652,6 +667,13 @@ impl PackState {
         });
         let mut capabilities = Vec::new();
         for (k, c) in agent.capabilities.iter().enumerate() {
+            // Deploy validation's check first, so both refuse a declaration with its issues.
+            let at = format!("{base}/capabilities/{k}");
+            let problems = crate::route::validate_capability(c);
+            if !problems.is_empty() {
+                issues.extend(problems.into_iter().map(|issue| issue.under(&at)));
+                continue;
+            }
             // Closed like every routing input: a misspelt field is named at its pointer.
             match crate::input::from_value::<Capability>(c.clone()) {
                 Ok(capability) => capabilities.push(CompiledCapability {

@@ -13,6 +13,7 @@ use crate::route::{
     AllowDeny, Capability, RouteRequest, Scratch, TenantPolicy, merge_tenant_policies,
 };
 use crate::template::{CompiledTemplate, PromptError, PromptGlobals, PromptParameter};
+use crate::validate::block_pin_message;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -331,17 +332,10 @@ fn resolve_block(
             })?,
         None => match versions.iter().find(|b| r.range.satisfies(&b.version)) {
             Some(b) => b,
-            None if versions.is_empty() => {
-                return Err(fail(format!("{desc} has no published version")));
-            }
             None => {
                 let published: Vec<&str> =
                     versions.iter().map(|b| b.version_text.as_str()).collect();
-                return Err(fail(format!(
-                    "{desc} has no published version in \"{}\" (published: {})",
-                    r.range_text,
-                    published.join(", ")
-                )));
+                return Err(fail(block_pin_message(&desc, &r.range_text, &published)));
             }
         },
     };

@@ -112,7 +112,7 @@ pub(crate) struct AgentRules<'a> {
     pub schemas: &'a SchemaCache,
 }
 
-const RANGE_MESSAGE: &str = "must be a semver range, e.g. \"^1.0.0\" or \"1.2.0\"";
+pub(crate) const RANGE_MESSAGE: &str = "must be a semver range, e.g. \"^1.0.0\" or \"1.2.0\"";
 const BLOCK_ID_MESSAGE: &str = "must be a dotted lowercase block id, e.g. \"acme.weights\"";
 
 impl AgentRules<'_> {

@@ -13,6 +13,10 @@ mod env;
 mod guardrail;
 mod refs;
 mod templates;
+// What run registration reports through too, so both compile a pack to the same issues.
+pub(crate) use agent::RANGE_MESSAGE;
+pub(crate) use refs::{BlockRole, block_pin_message, tool_ref_issue, tool_version};
+pub(crate) use templates::template_issue;
 
 pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};
 
@@ -191,7 +195,11 @@ fn check_entries(
         index
             .tools
             .par_iter()
-            .map(entries::check_tool_schemas)
+            .map(|t| {
+                let mut out = entries::check_tool_schemas(t);
+                out.extend(refs::tool_version(t, &index.pack_version).err().map(|i| *i));
+                out
+            })
             .collect(),
         index
             .guardrails

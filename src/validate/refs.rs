@@ -155,20 +155,6 @@ impl<'a> PackRefs<'a> {
 
     /// One tool ref; the issue's instance path is empty (the caller places it).
     fn tool_ref(&self, agent_id: &str, id: &str, range_text: &str) -> Option<Issue> {
-        let range = match Range::parse(range_text) {
-            Ok(r) => r,
-            Err(e) => {
-                return Some(
-                    Issue::error(
-                        IssueCode::InvalidVersionRange,
-                        "",
-                        format!("agent \"{agent_id}\": tool \"{id}\" has an invalid version range \"{range_text}\": {e}"),
-                    )
-                    .with_param("toolId", id)
-                    .with_param("requestedRange", range_text),
-                );
-            }
-        };
         // The pack's own versions, plus those already published (a deploy registers the
         // pack's tools before it pins agents, so both count).
         let own = self.tools.get(id).map(|v| v.iter().map(|(v, _)| v.clone()));
@@ -178,32 +164,7 @@ impl<'a> PackRefs<'a> {
         }
         all.sort_by(|a, b| compare_versions(b, a));
         all.dedup_by(|a, b| compare_versions(a, b).is_eq());
-        let versions = all;
-        if versions.is_empty() {
-            let none: [&str; 0] = [];
-            return Some(
-                Issue::error(
-                    IssueCode::ToolNotFound,
-                    "",
-                    deploy_pin_message(agent_id, id, range_text, &none),
-                )
-                .with_param("toolId", id),
-            );
-        }
-        if range.max_satisfying(versions.iter()).is_some() {
-            return None;
-        }
-        let published: Vec<String> = versions.iter().map(ToString::to_string).collect();
-        Some(
-            Issue::error(
-                IssueCode::ToolVersionUnresolvable,
-                "",
-                deploy_pin_message(agent_id, id, range_text, &published),
-            )
-            .with_param("toolId", id)
-            .with_param("requestedRange", range_text)
-            .with_param("availableVersions", json!(published)),
-        )
+        tool_ref_issue(agent_id, id, range_text, &all)
     }
 
     fn block_ref(
@@ -231,18 +192,14 @@ impl<'a> PackRefs<'a> {
             .with_param("blockId", id)
             .with_param("requestedRange", range_text)
         };
+        let none: [&str; 0] = [];
         let Some(versions) = self.blocks.get(id).filter(|v| !v.is_empty()) else {
-            out.push(issue(format!(
-                "{desc} has no published version; publish the block first"
-            )));
+            out.push(issue(block_pin_message(&desc, range_text, &none)));
             return;
         };
         let Some(picked) = range.max_satisfying(versions.iter().map(|(v, _)| v)) else {
-            let published: Vec<String> = versions.iter().map(|(v, _)| v.to_string()).collect();
-            out.push(issue(format!(
-                "{desc} has no published version in \"{range_text}\" (published: {})",
-                published.join(", ")
-            )));
+            let published: Vec<&Version> = versions.iter().map(|(v, _)| v).collect();
+            out.push(issue(block_pin_message(&desc, range_text, &published)));
             return;
         };
         let Some(&(_, entry)) = versions.iter().find(|(v, _)| v == picked) else {
@@ -277,15 +234,107 @@ impl<'a> PackRefs<'a> {
     }
 }
 
+/// The issue for agent `agent_id`'s reference to tool `id` at `range_text`, given the tool's
+/// versions (highest first, no duplicates), or `None` when the range picks one. The instance
+/// path is empty (the caller places it). Deploy validation and run registration both report
+/// through this, so they say the same thing for the same pack.
+pub(crate) fn tool_ref_issue(
+    agent_id: &str,
+    id: &str,
+    range_text: &str,
+    versions: &[Version],
+) -> Option<Issue> {
+    let range = match Range::parse(range_text) {
+        Ok(r) => r,
+        Err(e) => {
+            return Some(
+                Issue::error(
+                    IssueCode::InvalidVersionRange,
+                    "",
+                    format!("agent \"{agent_id}\": tool \"{id}\" has an invalid version range \"{range_text}\": {e}"),
+                )
+                .with_param("toolId", id)
+                .with_param("requestedRange", range_text),
+            );
+        }
+    };
+    if versions.is_empty() {
+        let none: [&str; 0] = [];
+        return Some(
+            Issue::error(
+                IssueCode::ToolNotFound,
+                "",
+                deploy_pin_message(agent_id, id, range_text, &none),
+            )
+            .with_param("toolId", id),
+        );
+    }
+    if range.max_satisfying(versions.iter()).is_some() {
+        return None;
+    }
+    let published: Vec<String> = versions.iter().map(ToString::to_string).collect();
+    Some(
+        Issue::error(
+            IssueCode::ToolVersionUnresolvable,
+            "",
+            deploy_pin_message(agent_id, id, range_text, &published),
+        )
+        .with_param("toolId", id)
+        .with_param("requestedRange", range_text)
+        .with_param("availableVersions", json!(published)),
+    )
+}
+
+/// The version of the tool entry `tool`: its own, or the pack's when it has none (as the
+/// Python indexer assigns it). The entry schema only asks for a string, so a text that is not
+/// semver is refused here, with the same issue at deploy validation and run registration.
+pub(crate) fn tool_version(
+    tool: &crate::index::Indexed<crate::index::wire::Tool>,
+    pack_version: &str,
+) -> Result<Version, Box<Issue>> {
+    let text = tool.entry.version.as_deref().unwrap_or(pack_version);
+    parse_version(text).ok_or_else(|| {
+        Box::new(Issue::error(
+            IssueCode::InvalidShape,
+            format!("/tools/{}/version", tool.index),
+            format!(
+                "tool \"{}\" version \"{text}\" is not a semver version",
+                tool.entry.id
+            ),
+        ))
+    })
+}
+
+/// Why block reference `desc` (e.g. `prompt block "acme.p"`) pins nothing: the block has no
+/// version at all, or none in `range` (`published`, highest first). One text for deploy
+/// validation, run registration and run start.
+pub(crate) fn block_pin_message<V: std::fmt::Display>(
+    desc: &str,
+    range: &str,
+    published: &[V],
+) -> String {
+    if published.is_empty() {
+        format!("{desc} has no published version; publish the block first")
+    } else {
+        let list: Vec<String> = published.iter().map(ToString::to_string).collect();
+        format!(
+            "{desc} has no published version in \"{range}\" (published: {})",
+            list.join(", ")
+        )
+    }
+}
+
+/// What a block reference is for; names it in messages and says which kind it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BlockRole {
+pub(crate) enum BlockRole {
     Prompt,
     Settings,
     ModelSettings,
 }
 
 impl BlockRole {
-    fn desc(self) -> &'static str {
+    /// How messages name the reference: `prompt`, `settings` or `model-settings`.
+    pub(crate) fn desc(self) -> &'static str {
         match self {
             BlockRole::Prompt => "prompt",
             BlockRole::Settings => "settings",

@@ -7,7 +7,8 @@ use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
 use crate::index::raw_list;
 use crate::template::{
-    AllowedVariables, CheckIssue, CheckIssueKind, CompiledTemplate, InputPolicy, ParseErrorKind,
+    AllowedVariables, CheckIssue, CheckIssueKind, CompiledTemplate, InputPolicy, ParseError,
+    ParseErrorKind,
 };
 use serde_json::Value;
 use std::collections::HashSet;
@@ -186,28 +187,33 @@ fn parse(source: &str, at: &str, out: &mut Vec<Issue>) -> Option<CompiledTemplat
     match CompiledTemplate::parse(source) {
         Ok(t) => Some(t),
         Err(e) => {
-            let (line, col) = crate::template::line_col(source, e.offset());
-            // The caps get their own codes: the template may be fine Liquid, only too big.
-            let code = match e.kind() {
-                ParseErrorKind::TooDeep => IssueCode::TemplateTooDeep,
-                ParseErrorKind::TooLong => IssueCode::TemplateTooLong,
-                _ => IssueCode::TemplateParse,
-            };
-            out.push(
-                Issue::error(
-                    code,
-                    at,
-                    format!(
-                        "template isn't valid Liquid: {}",
-                        e.message_with_position(source)
-                    ),
-                )
-                .with_param("templateLine", line)
-                .with_param("templateColumn", col),
-            );
+            out.push(template_issue(&e, source, at));
             None
         }
     }
+}
+
+/// The issue for a template `source` at `at` that does not compile. Deploy validation and run
+/// registration both report through this, so a template refused at one is refused with the
+/// same code and message at the other.
+pub(crate) fn template_issue(e: &ParseError, source: &str, at: &str) -> Issue {
+    let (line, col) = crate::template::line_col(source, e.offset());
+    // The caps get their own codes: the template may be fine Liquid, only too big.
+    let code = match e.kind() {
+        ParseErrorKind::TooDeep => IssueCode::TemplateTooDeep,
+        ParseErrorKind::TooLong => IssueCode::TemplateTooLong,
+        _ => IssueCode::TemplateParse,
+    };
+    Issue::error(
+        code,
+        at,
+        format!(
+            "template isn't valid Liquid: {}",
+            e.message_with_position(source)
+        ),
+    )
+    .with_param("templateLine", line)
+    .with_param("templateColumn", col)
 }
 
 /// Turns a check issue into an index issue whose message says where in the template it is.

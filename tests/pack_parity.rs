@@ -1,0 +1,265 @@
+//! Deploy validation and run start compile a pack in two places; they must not disagree.
+//! Every issue `RunStart::register_pack` refuses a pack with also appears in
+//! `validate_index`'s report with the same code, instance path and message (issue #14), for
+//! the fixture packs, the broken pack, the upstream example and one small pack per refusal
+//! path of registration.
+
+mod util;
+
+use runstart::index::load;
+use runstart::run::{RegisterError, RunStart};
+use runstart::validate::{ValidateOptions, validate_index};
+use serde_json::{Value, json};
+
+type Key = (String, String, String);
+
+fn key(issue: &runstart::diagnostics::Issue) -> Key {
+    (
+        issue.code().to_string(),
+        issue.instance_path().to_owned(),
+        issue.message().to_owned(),
+    )
+}
+
+/// The registration issues of `bytes` (empty when it registers or does not load as a pack),
+/// and the ones validation does not report identically.
+fn check(name: &str, bytes: &[u8]) -> (Vec<Key>, Vec<Key>) {
+    let report = validate_index(bytes, &ValidateOptions::new());
+    let validated: Vec<Key> = report.issues().iter().map(key).collect();
+    let Some(index) = load(bytes).index else {
+        // Registration takes a loaded pack; one that does not load has nothing to compare.
+        assert!(report.has_errors(), "{name}: does not load yet validates");
+        return (Vec::new(), Vec::new());
+    };
+    let refused = match RunStart::new().register_pack("t", &index) {
+        Ok(()) => Vec::new(),
+        Err(RegisterError::Pack(issues)) => issues.iter().map(key).collect(),
+        Err(e) => panic!("{name}: unexpected registration error {e}"),
+    };
+    let missing = refused
+        .iter()
+        .filter(|k| !validated.contains(k))
+        .cloned()
+        .collect();
+    (refused, missing)
+}
+
+#[track_caller]
+fn assert_parity(name: &str, bytes: &[u8]) -> Vec<Key> {
+    let (refused, missing) = check(name, bytes);
+    assert!(
+        missing.is_empty(),
+        "{name}: registration refuses with issues validation does not report:\n{missing:#?}\nvalidation reported:\n{:#?}",
+        validate_index(bytes, &ValidateOptions::new())
+            .issues()
+            .iter()
+            .map(key)
+            .collect::<Vec<_>>()
+    );
+    refused
+}
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).expect(path)
+}
+
+#[test]
+fn fixture_packs_agree() {
+    let dir = format!("{}/fixtures/packs", env!("CARGO_MANIFEST_DIR"));
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("fixtures/packs") {
+        let dir = entry.expect("entry").path();
+        let path = dir.join("index.json");
+        // The broken pack has its own test (below), with its known disagreements.
+        if path.is_file() && !dir.ends_with("broken") {
+            let bytes = std::fs::read(&path).expect("index.json");
+            assert_parity(&path.display().to_string(), &bytes);
+            seen += 1;
+        }
+    }
+    assert!(seen >= 2, "expected the fixture packs, found {seen}");
+}
+
+/// Not fixed yet: `load` leaves an entry whose shape fails out of the typed index, so
+/// registration does not see `/tools/1` (an extra `timeout` field) or the blocks whose shape
+/// fails, and refuses the agents that reference them; validation counts such entries as
+/// present (their own shape issue says what is wrong) and reports no cascade. Listed here so
+/// that any other disagreement, or this one going away, fails the test.
+const BROKEN_KNOWN_CASCADES: [(&str, &str); 3] = [
+    ("tool-not-found", "/agents/1/tools/1/version"),
+    ("block-unresolvable", "/agents/1/instructions/version"),
+    ("block-unresolvable", "/agents/1/modelSettings/version"),
+];
+
+#[test]
+fn broken_pack_agrees_and_is_refused() {
+    let (refused, missing) = check("broken", &read("fixtures/packs/broken/index.json"));
+    assert!(!refused.is_empty(), "the broken pack registers");
+    let missing: Vec<(&str, &str)> = missing
+        .iter()
+        .map(|(code, path, _)| (code.as_str(), path.as_str()))
+        .collect();
+    assert_eq!(missing, BROKEN_KNOWN_CASCADES, "{refused:#?}");
+}
+
+#[test]
+fn upstream_example_agrees() {
+    let Some(text) = util::shared_file("upstream/examples/pack-index.example.python-pack.json")
+    else {
+        return;
+    };
+    assert_parity("upstream example", text.as_bytes());
+}
+
+/// A small valid pack: tool `t` at 1.0.0 and 1.2.0, prompt block `b`, settings block `s`, one
+/// agent `a` that uses them. `edit` changes the document before it is checked.
+fn synthetic(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut doc = json!({
+        "v": 1, "packId": "p", "packVersion": "1.0.0", "artifactVersion": "1",
+        "publishedAt": "2026-01-01T00:00:00.000Z",
+        "tools": [
+            {"id": "t", "version": "1.0.0", "input": {}, "output": {}, "modulePath": "t.ts"},
+            {"id": "t", "version": "1.2.0", "input": {}, "output": {}, "modulePath": "t.ts"}
+        ],
+        "guardrails": [],
+        "agents": [{
+            "id": "a", "version": "1.0.0", "name": "A", "instructions": "Hello {{ agent.name }}",
+            "capabilities": [], "tools": [{"id": "t", "version": "^1.0.0"}],
+            "settings": [{"id": "s", "version": "^1.0.0"}],
+            "modulePath": "a.ts"
+        }],
+        "flows": [],
+        "blocks": [
+            {"id": "b", "version": "1.0.0", "kind": "prompt", "content": {"template": "x"}, "modulePath": "b.json"},
+            {"id": "s", "version": "1.0.0", "kind": "settings", "content": {"values": {"k": 1}}, "modulePath": "s.json"}
+        ]
+    });
+    edit(&mut doc);
+    serde_json::to_vec(&doc).expect("json")
+}
+
+/// Each case: a name, the pack, and the code registration must refuse it with (`None`: it
+/// registers).
+fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
+    let deep = format!("{}x{}", "{% if a %}".repeat(120), "{% endif %}".repeat(120));
+    let long = "x".repeat(runstart::template::MAX_TEMPLATE_LENGTH + 1);
+    vec![
+        ("valid", synthetic(|_| {}), None),
+        (
+            "tool version not semver",
+            synthetic(|d| d["tools"][1]["version"] = json!("1.2")),
+            Some("invalid-shape"),
+        ),
+        (
+            "tool range invalid",
+            synthetic(|d| d["agents"][0]["tools"][0]["version"] = json!(">=1.0.0 <")),
+            Some("invalid-version-range"),
+        ),
+        (
+            "tool range unresolvable",
+            synthetic(|d| d["agents"][0]["tools"][0]["version"] = json!("^3.0.0")),
+            Some("tool-version-unresolvable"),
+        ),
+        (
+            "tool missing",
+            synthetic(|d| d["agents"][0]["tools"][0]["id"] = json!("u")),
+            Some("tool-not-found"),
+        ),
+        (
+            "instructions not Liquid",
+            synthetic(|d| d["agents"][0]["instructions"] = json!("{% if %}")),
+            Some("template-parse"),
+        ),
+        (
+            "instructions too deep",
+            synthetic(|d| d["agents"][0]["instructions"] = json!(deep)),
+            Some("template-too-deep"),
+        ),
+        (
+            "instructions too long",
+            synthetic(|d| d["agents"][0]["instructions"] = json!(long)),
+            Some("template-too-long"),
+        ),
+        (
+            "prompt block not Liquid",
+            synthetic(|d| d["blocks"][0]["content"]["template"] = json!("{{ x")),
+            Some("template-parse"),
+        ),
+        (
+            "prompt block too deep",
+            synthetic(|d| d["blocks"][0]["content"]["template"] = json!(deep)),
+            Some("template-too-deep"),
+        ),
+        (
+            "block version not semver",
+            synthetic(|d| d["blocks"][1]["version"] = json!("1.0")),
+            Some("invalid-block"),
+        ),
+        (
+            "agent version not semver",
+            synthetic(|d| d["agents"][0]["version"] = json!("1.0")),
+            Some("invalid-agent"),
+        ),
+        (
+            "prompt block missing",
+            synthetic(|d| {
+                d["agents"][0]["instructions"] = json!({"prompt": "nope", "version": "^1.0.0"})
+            }),
+            Some("block-unresolvable"),
+        ),
+        (
+            "prompt block out of range",
+            synthetic(|d| {
+                d["agents"][0]["instructions"] = json!({"prompt": "b", "version": "^2.0.0"})
+            }),
+            Some("block-unresolvable"),
+        ),
+        (
+            "prompt block range invalid",
+            synthetic(|d| d["agents"][0]["instructions"] = json!({"prompt": "b", "version": "^^"})),
+            Some("invalid-agent"),
+        ),
+        (
+            "settings block missing",
+            synthetic(|d| d["agents"][0]["settings"][0]["id"] = json!("nope")),
+            Some("block-unresolvable"),
+        ),
+        (
+            "model settings block out of range",
+            synthetic(|d| d["agents"][0]["modelSettings"] = json!({"id": "s", "version": "^9"})),
+            Some("block-unresolvable"),
+        ),
+        (
+            "capability invalid",
+            synthetic(|d| d["agents"][0]["capabilities"] = json!([{"needz": []}])),
+            Some("invalid-capability"),
+        ),
+    ]
+}
+
+#[test]
+fn every_refusal_path_agrees() {
+    let mut failures = Vec::new();
+    for (name, bytes, want) in cases() {
+        let (refused, missing) = check(name, &bytes);
+        let codes: Vec<&str> = refused.iter().map(|k| k.0.as_str()).collect();
+        match want {
+            None if !refused.is_empty() => failures.push(format!("{name}: refused {refused:#?}")),
+            Some(code) if !codes.contains(&code) => failures.push(format!(
+                "{name}: expected {code}, refused with {refused:#?}"
+            )),
+            _ => {}
+        }
+        if !missing.is_empty() {
+            let validated: Vec<Key> = validate_index(&bytes, &ValidateOptions::new())
+                .issues()
+                .iter()
+                .map(key)
+                .collect();
+            failures.push(format!(
+                "{name}: not in validation {missing:#?}\n  validation: {validated:#?}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
