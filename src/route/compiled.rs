@@ -124,7 +124,7 @@ pub(crate) fn descending_score_key(score: f64) -> u64 {
 ///
 /// Compile it once, when the declaration is registered; it holds global string numbers, not
 /// any snapshot's symbols, so it stays valid across provider changes and is shared by every
-/// tenant (see the [`super::symbols`] notes). Routing it gives exactly the answer of
+/// tenant (design notes in `route/symbols.rs`). Routing it gives exactly the answer of
 /// [`super::RouteSnapshot::route_with`] on the same request.
 ///
 /// # Examples
