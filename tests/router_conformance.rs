@@ -3,7 +3,9 @@
 
 mod util;
 
-use runstart::route::{RouteInput, RouteRequest, RouteSnapshot, Scratch, route};
+use runstart::route::{
+    CompiledCapability, CompiledPolicy, RouteInput, RouteRequest, RouteSnapshot, Scratch, route,
+};
 use serde_json::Value;
 
 /// Numbers compare as IEEE doubles: `128000` and `128000.0` are the same answer. The cases
@@ -60,6 +62,27 @@ fn snapshot_answer(input: &RouteInput, scratch: &mut Scratch) -> Value {
 #[test]
 fn conformance_snapshot_path() {
     run("snapshot", snapshot_answer);
+}
+
+/// The path `prepare` takes: capability and policy compiled before the snapshot exists.
+fn compiled_answer(input: &RouteInput, scratch: &mut Scratch) -> Value {
+    let capability = CompiledCapability::new(
+        input.capability.clone(),
+        input.preferred_provider.clone(),
+        input.preferred_model.clone(),
+    );
+    let policy = input.tenant_policy.clone().map(CompiledPolicy::new);
+    let snapshot = RouteSnapshot::compile(input.providers.clone());
+    answer(
+        snapshot
+            .route_compiled(&capability, policy.as_ref(), true, scratch)
+            .map(|r| r.to_decision()),
+    )
+}
+
+#[test]
+fn conformance_compiled_path() {
+    run("compiled", compiled_answer);
 }
 
 #[test]

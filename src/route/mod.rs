@@ -9,6 +9,11 @@
 //! - [`RouteSnapshot::compile`] compiles a tenant's provider slice once (interned ids, feature
 //!   bitsets, precomputed collation ranks); [`RouteSnapshot::route`] then hashes no strings,
 //!   sorts no strings and, with a reused [`Scratch`], allocates only its result.
+//! - [`CompiledCapability`] and [`CompiledPolicy`] go one step further for what is registered
+//!   ahead of the calls (an agent's capabilities, a tenant's policy): compiled once into
+//!   process-wide string numbers that every later snapshot shares, so
+//!   [`RouteSnapshot::route_compiled`] looks up no string at all, and nothing needs
+//!   recompiling when providers register or unregister (design notes in `symbols.rs`).
 //!
 //! [`explain`] reports, for every tuple, which requirements it met or failed and its score.
 //! [`ProviderRegistry`] keeps providers per tenant with upstream's registration checks, and
@@ -46,16 +51,20 @@
 mod capability;
 mod check;
 mod collate;
+mod compiled;
 mod error;
 mod explain;
+mod interval;
 mod numfmt;
 mod policy;
 mod reference;
 mod registry;
 mod snapshot;
+mod symbols;
 mod wire;
 
 pub use capability::{CAPABILITY_SCHEMA_URI, validate_capability};
+pub use compiled::{CompiledCapability, CompiledPolicy};
 pub use error::{
     CapabilityUnsatisfiable, RejectingProvider, RejectionReason, UnsatisfiedRequirement,
 };

@@ -3,11 +3,16 @@
 //! preferences or hints apply, a sort of integer keys.
 
 use super::check::{self, Check};
+use super::compiled::{
+    CompiledCapability, CompiledPolicy, Lists, MAX_SUBSET_PREFS, SubsetRanks, descending_score_key,
+};
 use super::error::CapabilityUnsatisfiable;
+use super::interval::Bounds;
 use super::reference::{self, Tuple};
+use super::symbols::{Global, Interner};
 use super::wire::{
-    Capability, ComparisonOp, ModelInfo, ProviderMetadata, Requirement, RouteInput,
-    RoutingDecision, TenantPolicy, UpperBoundOp,
+    AllowDeny, Capability, ModelInfo, ProviderMetadata, Requirement, RouteInput, RoutingDecision,
+    TenantPolicy,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -54,6 +59,11 @@ impl SymTable {
             .ok()
             .and_then(|i| self.entries.get(i))
             .map(|(_, v)| *v)
+    }
+
+    /// [`SymTable::get`], `NO_SYM` when absent.
+    fn sym(&self, s: &str) -> u32 {
+        self.get(s).unwrap_or(NO_SYM)
     }
 
     fn len(&self) -> usize {
@@ -135,6 +145,12 @@ pub struct RouteSnapshot {
     /// Per row, its provider id and model name, shared so that a decision can hold them
     /// without copying the text.
     shared_names: Vec<(Arc<str>, Arc<str>)>,
+    /// Every string of the tables by its global number ([`super::symbols`]), sorted: its local
+    /// symbol per dimension (`D_PROVIDER` … `D_TAG`), `NO_SYM` where it is not one. This is
+    /// how a capability compiled before this snapshot existed finds its symbols here.
+    globals: Vec<(Global, [u32; 5])>,
+    /// Whether every string got a global number (else compiled routes use the string path).
+    globals_complete: bool,
 }
 
 // The lead shares snapshots across threads behind an `ArcSwap`: keep them `Send + Sync`.
@@ -187,7 +203,6 @@ pub struct Scratch {
     mmask: Vec<u64>,
     rmask: Vec<u64>,
     need_features: Vec<u64>,
-    nums: Vec<NumCheck>,
     prefs: Vec<(u32, f64)>,
     regular: Vec<u32>,
     fallbacks: Vec<u32>,
@@ -196,20 +211,6 @@ pub struct Scratch {
     group_of: Vec<u8>,
     rowset: Vec<u64>,
     provider_ok: Vec<u8>,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Field {
-    ContextWindow,
-    PromptCost,
-    P95,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct NumCheck {
-    field: Field,
-    op: ComparisonOp,
-    value: f64,
 }
 
 /// Bits of one list dimension (provider ids, model names or regions): bit 0 marks "on some
@@ -223,9 +224,12 @@ struct Dim {
 
 const NO_SYM: u32 = u32::MAX;
 
-/// Up to this many preferences, ranking buckets candidates by matched-preference subset
-/// (2^6 subsets × hint hit/miss = 128 buckets).
-const MAX_SUBSET_PREFS: usize = 6;
+/// Dimensions of [`RouteSnapshot::globals`]: where a global string number has a local symbol.
+const D_PROVIDER: usize = 0;
+const D_MODEL: usize = 1;
+const D_REGION: usize = 2;
+const D_KIND: usize = 3;
+const D_TAG: usize = 4;
 
 /// The per-call query, compiled into the scratch buffers.
 #[derive(Debug, Clone, Copy)]
@@ -238,72 +242,22 @@ struct Query {
     m: Dim,
     r: Dim,
     /// Numeric needs folded per field: context window, prompt cost, p95 latency.
-    bounds: [Interval; 3],
-}
-
-/// Every numeric check on one field, folded into one closed interval.
-///
-/// Strict bounds become closed ones on the adjacent double (`x > v` iff `x >= next_up(v)` for
-/// non-NaN `x`), so a row costs two comparisons per checked field and no dispatch. A NaN field
-/// (a model without p95) fails any checked interval, as upstream rejects it.
-#[derive(Debug, Clone, Copy)]
-struct Interval {
-    on: bool,
-    lo: f64,
-    hi: f64,
-}
-
-impl Interval {
-    const ANY: Interval = Interval {
-        on: false,
-        lo: f64::NEG_INFINITY,
-        hi: f64::INFINITY,
-    };
-
-    #[inline]
-    fn admits(&self, v: f64) -> bool {
-        !self.on | ((v >= self.lo) & (v <= self.hi))
-    }
-
-    /// Narrows by `x <op> v`; false when nothing can pass any more.
-    fn narrow(&mut self, op: ComparisonOp, v: f64) -> bool {
-        self.on = true;
-        if v.is_nan() {
-            return false;
-        }
-        match op {
-            ComparisonOp::Ge => self.lo = self.lo.max(v),
-            ComparisonOp::Gt if v == f64::INFINITY => return false,
-            ComparisonOp::Gt => self.lo = self.lo.max(v.next_up()),
-            ComparisonOp::Le => self.hi = self.hi.min(v),
-            ComparisonOp::Lt if v == f64::NEG_INFINITY => return false,
-            ComparisonOp::Lt => self.hi = self.hi.min(v.next_down()),
-            ComparisonOp::Eq => {
-                self.lo = self.lo.max(v);
-                self.hi = self.hi.min(v);
-            }
-        }
-        true
-    }
+    bounds: Bounds,
 }
 
 impl Dim {
-    fn add_deny(&mut self, mask: &mut [u64], table: &SymTable, list: &[String]) {
+    /// Marks the symbols of a deny list (`NO_SYM`: not in the snapshot, nothing to deny).
+    fn add_deny(&mut self, mask: &mut [u64], list: impl IntoIterator<Item = u32>) {
         self.deny = 1;
-        for s in list {
-            if let Some(slot) = table.get(s).and_then(|i| mask.get_mut(i as usize)) {
+        for sym in list {
+            if let Some(slot) = mask.get_mut(sym as usize) {
                 *slot |= 1;
             }
         }
     }
 
-    /// Returns false when the 63 allow bits are used up.
-    fn add_allow<'s>(
-        &mut self,
-        mask: &mut [u64],
-        table: &SymTable,
-        list: impl IntoIterator<Item = &'s str>,
-    ) -> bool {
+    /// Gives an allow list its bit; returns false when the 63 allow bits are used up.
+    fn add_allow(&mut self, mask: &mut [u64], list: impl IntoIterator<Item = u32>) -> bool {
         self.next = self.next.max(1);
         if self.next >= 64 {
             return false;
@@ -311,12 +265,33 @@ impl Dim {
         let bit = 1u64 << self.next;
         self.next += 1;
         self.allow |= bit;
-        for s in list {
-            if let Some(slot) = table.get(s).and_then(|i| mask.get_mut(i as usize)) {
+        for sym in list {
+            if let Some(slot) = mask.get_mut(sym as usize) {
                 *slot |= bit;
             }
         }
         true
+    }
+
+    /// A wire allow/deny pair, by string lookups.
+    fn add_strings(&mut self, mask: &mut [u64], table: &SymTable, l: &AllowDeny) -> bool {
+        if let Some(d) = &l.deny {
+            self.add_deny(mask, d.iter().map(|s| table.sym(s)));
+        }
+        match &l.allow {
+            Some(a) => self.add_allow(mask, a.iter().map(|s| table.sym(s))),
+            None => true,
+        }
+    }
+
+    /// Compiled lists, by global numbers.
+    fn add_lists(&mut self, mask: &mut [u64], snap: &RouteSnapshot, d: usize, l: &Lists) -> bool {
+        self.add_deny(mask, l.deny.iter().map(|&g| snap.local(g, d)));
+        let mut fits = true;
+        for a in &l.allow {
+            fits &= self.add_allow(mask, a.iter().map(|&g| snap.local(g, d)));
+        }
+        fits
     }
 
     #[inline]
@@ -328,21 +303,6 @@ impl Dim {
 fn reset(v: &mut Vec<u64>, len: usize) {
     v.clear();
     v.resize(len, 0);
-}
-
-/// Maps a score to a `u64` whose ascending order is the score's descending order; `-0` and
-/// `0` map alike, NaN goes last.
-fn descending_score_key(score: f64) -> u64 {
-    if score.is_nan() {
-        return u64::MAX;
-    }
-    let bits = (score + 0.0).to_bits();
-    let ascending = if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    };
-    !ascending
 }
 
 impl RouteSnapshot {
@@ -486,7 +446,11 @@ impl RouteSnapshot {
                 )
             })
             .collect();
+        let (globals, globals_complete) =
+            global_symbols([&provider_ids, &model_names, &regions, &kinds, &tags]);
         RouteSnapshot {
+            globals,
+            globals_complete,
             providers,
             rows,
             provider_ids,
@@ -577,6 +541,62 @@ impl RouteSnapshot {
         scratch: &mut Scratch,
     ) -> Result<Routed<'_>, CapabilityUnsatisfiable> {
         let q = self.compile_query(request, scratch);
+        let want = (
+            request.preferred_provider.map(|s| self.provider_ids.sym(s)),
+            request.preferred_model.map(|s| self.model_names.sym(s)),
+        );
+        self.finish(request, &q, want, None, scratch)
+    }
+
+    /// Routes a capability compiled at registration under an optional compiled tenant policy,
+    /// with the capability's preferred provider and model applied when `hints` is true. The
+    /// answer equals [`RouteSnapshot::route_with`] on the same request; the difference is the
+    /// work per call: the request's strings were numbered when compiled, so the call maps a few
+    /// integers to this snapshot's symbols (no string is hashed or compared) and the preference
+    /// ranking table is already built; then it filters and ranks as `route_with` does.
+    ///
+    /// # Errors
+    ///
+    /// As [`RouteSnapshot::route_with`].
+    pub fn route_compiled<'s>(
+        &'s self,
+        capability: &CompiledCapability,
+        policy: Option<&CompiledPolicy>,
+        hints: bool,
+        scratch: &mut Scratch,
+    ) -> Result<Routed<'s>, CapabilityUnsatisfiable> {
+        let request = RouteRequest {
+            capability: &capability.capability,
+            tenant_policy: policy.map(|p| &p.policy),
+            preferred_provider: capability.preferred_provider.as_deref().filter(|_| hints),
+            preferred_model: capability.preferred_model.as_deref().filter(|_| hints),
+        };
+        if !(self.globals_complete && capability.complete && policy.is_none_or(|p| p.complete)) {
+            // Some string got no global number: the string path gives the same answer.
+            return self.route_with(&request, scratch);
+        }
+        let q = self.compiled_query(capability, policy, scratch);
+        let want = if hints {
+            (
+                capability.hint_provider.map(|g| self.local(g, D_PROVIDER)),
+                capability.hint_model.map(|g| self.local(g, D_MODEL)),
+            )
+        } else {
+            (None, None)
+        };
+        self.finish(&request, &q, want, capability.ranks.as_ref(), scratch)
+    }
+
+    /// Filters and ranks for a compiled query: `want` holds the hinted provider and model
+    /// symbols (`NO_SYM`: hinted but absent), `ranks` the preference buckets when known.
+    fn finish(
+        &self,
+        request: &RouteRequest<'_>,
+        q: &Query,
+        want: (Option<u32>, Option<u32>),
+        ranks: Option<&SubsetRanks>,
+        scratch: &mut Scratch,
+    ) -> Result<Routed<'_>, CapabilityUnsatisfiable> {
         scratch.regular.clear();
         scratch.fallbacks.clear();
         if !q.impossible {
@@ -595,7 +615,7 @@ impl RouteSnapshot {
                     }
                 }
             } else {
-                self.filter(&q, scratch);
+                self.filter(q, scratch);
             }
         }
         let fallback = scratch.regular.is_empty();
@@ -613,22 +633,18 @@ impl RouteSnapshot {
             return Err(self.diagnose(request));
         }
         let prefs = request.capability.prefer.as_deref().unwrap_or_default();
-        let hints = request.preferred_provider.is_some() || request.preferred_model.is_some();
-        let order = if prefs.is_empty() && !hints {
+        let (want_p, want_m) = want;
+        let order = if prefs.is_empty() && want_p.is_none() && want_m.is_none() {
             candidates.to_vec()
         } else {
-            let want_p = request
-                .preferred_provider
-                .map(|s| self.provider_ids.get(s).unwrap_or(NO_SYM));
-            let want_m = request
-                .preferred_model
-                .map(|s| self.model_names.get(s).unwrap_or(NO_SYM));
+            let hit = |row: &Row| {
+                want_p.is_none_or(|w| w == row.pid && w != NO_SYM)
+                    && want_m.is_none_or(|w| w == row.mname && w != NO_SYM)
+            };
             let group_key = |i: u32| -> u128 {
                 let Some(row) = self.rows.get(i as usize) else {
                     return u128::MAX;
                 };
-                let hit = want_p.is_none_or(|w| w == row.pid && w != NO_SYM)
-                    && want_m.is_none_or(|w| w == row.mname && w != NO_SYM);
                 let score_key = if pref_tags.is_empty() {
                     0
                 } else {
@@ -640,14 +656,15 @@ impl RouteSnapshot {
                     }
                     descending_score_key(score)
                 };
-                (u128::from(!hit) << 64) | u128::from(score_key)
+                (u128::from(!hit(row)) << 64) | u128::from(score_key)
             };
-            let hit = |row: &Row| {
-                want_p.is_none_or(|w| w == row.pid && w != NO_SYM)
-                    && want_m.is_none_or(|w| w == row.mname && w != NO_SYM)
+            let by_subsets = if self.subsets_apply(pref_tags) {
+                ranks.copied().or_else(|| self.subset_ranks(pref_tags))
+            } else {
+                None
             };
-            match self.rank_by_subsets(candidates, pref_tags, hit, group_of) {
-                Some(order) => order,
+            match by_subsets {
+                Some(r) => self.rank_by_subsets(candidates, pref_tags, &r, hit, group_of),
                 None => rank_candidates(candidates, group_key, keys, groups, group_of),
             }
         };
@@ -661,67 +678,49 @@ impl RouteSnapshot {
         })
     }
 
+    /// The bucket ranks for the preferences' weights, `None` past [`MAX_SUBSET_PREFS`].
+    fn subset_ranks(&self, pref_tags: &[(u32, f64)]) -> Option<SubsetRanks> {
+        if pref_tags.len() > MAX_SUBSET_PREFS {
+            return None;
+        }
+        let mut weights = [0.0; MAX_SUBSET_PREFS];
+        for (w, &(_, weight)) in weights.iter_mut().zip(pref_tags) {
+            *w = weight;
+        }
+        SubsetRanks::new(weights.get(..pref_tags.len()).unwrap_or_default())
+    }
+
+    /// Whether ranking by subsets applies: every preference on the first 64 tags (row tags
+    /// are read from the first word only).
+    fn subsets_apply(&self, pref_tags: &[(u32, f64)]) -> bool {
+        pref_tags.len() <= MAX_SUBSET_PREFS && pref_tags.iter().all(|&(t, _)| t == NO_SYM || t < 64)
+    }
+
     /// Ranks candidates when there are at most [`MAX_SUBSET_PREFS`] preferences, all on the
-    /// first 64 tags: a tuple's score depends only on which preferences it matches, so the
-    /// 2^P possible scores are summed once (in preference order, as the reference does) and
-    /// each candidate is bucketed by (hint, matched subset) with a counting sort. `None` when
-    /// the preferences do not fit; the caller then uses [`rank_candidates`].
+    /// first 64 tags, bucketing each candidate by (hint, matched subset) with a counting sort
+    /// over the precomputed bucket ranks (see [`SubsetRanks`]).
     fn rank_by_subsets(
         &self,
         candidates: &[u32],
         pref_tags: &[(u32, f64)],
+        ranks: &SubsetRanks,
         hit: impl Fn(&Row) -> bool,
         group_of: &mut Vec<u8>,
-    ) -> Option<Vec<u32>> {
-        if pref_tags.len() > MAX_SUBSET_PREFS
-            || pref_tags.iter().any(|&(t, _)| t != NO_SYM && t >= 64)
-        {
-            return None;
-        }
-        let subsets = 1usize << pref_tags.len();
-        // Entry `miss * subsets + subset` → dense rank of its (miss, descending score) key.
-        let mut keyed = [(0u128, 0usize); 2 << MAX_SUBSET_PREFS];
-        for (idx, slot) in keyed.iter_mut().enumerate().take(2 * subsets) {
-            let (miss, subset) = (idx / subsets, idx % subsets);
-            let mut score = 0.0;
-            for (k, &(_, weight)) in pref_tags.iter().enumerate() {
-                if subset >> k & 1 == 1 {
-                    score += weight;
-                }
-            }
-            let score_key = if pref_tags.is_empty() {
-                0
-            } else {
-                descending_score_key(score)
-            };
-            *slot = ((u128::from(miss == 1) << 64) | u128::from(score_key), idx);
-        }
-        let keyed = keyed.get_mut(..2 * subsets)?;
-        keyed.sort_unstable();
-        let mut rank_of = [0u8; 2 << MAX_SUBSET_PREFS];
-        let mut rank = 0u8;
-        for w in 0..keyed.len() {
-            if w > 0 && keyed.get(w - 1).map(|e| e.0) != keyed.get(w).map(|e| e.0) {
-                rank += 1;
-            }
-            if let Some(&(_, idx)) = keyed.get(w)
-                && let Some(slot) = rank_of.get_mut(idx)
-            {
-                *slot = rank;
-            }
-        }
+    ) -> Vec<u32> {
         let mut counts = [0u32; 2 << MAX_SUBSET_PREFS];
         group_of.clear();
         for &i in candidates {
-            let row = self.rows.get(i as usize)?;
+            let Some(row) = self.rows.get(i as usize) else {
+                continue;
+            };
             let mut subset = 0usize;
             for (k, &(tag, _)) in pref_tags.iter().enumerate() {
                 if tag != NO_SYM {
                     subset |= usize::from(row.tags >> tag & 1 == 1) << k;
                 }
             }
-            let idx = usize::from(!hit(row)) * subsets + subset;
-            let r = rank_of.get(idx).copied().unwrap_or(0);
+            let idx = usize::from(!hit(row)) * ranks.subsets + subset;
+            let r = ranks.rank_of.get(idx).copied().unwrap_or(0);
             if let Some(c) = counts.get_mut(usize::from(r)) {
                 *c += 1;
             }
@@ -742,7 +741,7 @@ impl RouteSnapshot {
                 *pos += 1;
             }
         }
-        Some(out)
+        out
     }
 
     #[inline]
@@ -813,7 +812,7 @@ impl RouteSnapshot {
                     continue;
                 };
                 let class = provider_ok.get(row.provider as usize).copied().unwrap_or(0);
-                let [cw, cost, p95] = &q.bounds;
+                let [cw, cost, p95] = &q.bounds.fields;
                 // One data-dependent branch instead of four (see the filter docs).
                 let ok = (class != 0)
                     & q.m.passes(bits(mmask, row.mname))
@@ -847,141 +846,117 @@ impl RouteSnapshot {
         }
     }
 
-    fn compile_query(&self, req: &RouteRequest<'_>, s: &mut Scratch) -> Query {
+    /// A fresh query with its masks sized for this snapshot.
+    fn empty_query(&self, s: &mut Scratch) -> Query {
         reset(&mut s.pmask, self.provider_ids.len());
         reset(&mut s.mmask, self.model_names.len());
         reset(&mut s.rmask, self.regions.len());
         reset(&mut s.need_features, self.words);
-        s.nums.clear();
         s.prefs.clear();
-        let mut q = Query {
+        Query {
             impossible: false,
             generic: false,
             kind: NO_SYM,
             p: Dim::default(),
             m: Dim::default(),
             r: Dim::default(),
-            bounds: [Interval::ANY; 3],
-        };
-        match self.kinds.get(req.capability.kind_or_default()) {
-            Some(k) => q.kind = k,
-            None => q.impossible = true,
+            bounds: Bounds::default(),
         }
+    }
+
+    /// The per-call query: every requested string looked up in the snapshot's tables.
+    fn compile_query(&self, req: &RouteRequest<'_>, s: &mut Scratch) -> Query {
+        let mut q = self.empty_query(s);
+        q.kind = self.kinds.sym(req.capability.kind_or_default());
         let mut fits = true;
         for need in &req.capability.needs {
+            if q.bounds.need(need) {
+                continue;
+            }
             match need {
-                Requirement::Feature(f) => match self.tags.get(f) {
-                    Some(t) => set_bit(&mut s.need_features, t),
-                    None => q.impossible = true,
-                },
-                Requirement::ContextWindow(b) => s.nums.push(NumCheck {
-                    field: Field::ContextWindow,
-                    op: b.op,
-                    value: b.value,
-                }),
-                Requirement::CostPerCall(b) => s.nums.push(NumCheck {
-                    field: Field::PromptCost,
-                    op: b.op,
-                    value: b.usd,
-                }),
-                Requirement::P95LatencyMs(b) => s.nums.push(NumCheck {
-                    field: Field::P95,
-                    op: match b.op {
-                        UpperBoundOp::Le => ComparisonOp::Le,
-                        UpperBoundOp::Lt => ComparisonOp::Lt,
-                    },
-                    value: b.value,
-                }),
+                Requirement::Feature(f) => {
+                    let t = self.tags.sym(f);
+                    q.impossible |= t == NO_SYM;
+                    set_bit(&mut s.need_features, t);
+                }
                 Requirement::Region(r) => {
-                    fits &= q.r.add_allow(&mut s.rmask, &self.regions, [r.as_str()]);
+                    fits &= q.r.add_allow(&mut s.rmask, [self.regions.sym(r)]);
                 }
                 Requirement::Providers(l) => {
-                    if let Some(d) = &l.deny {
-                        q.p.add_deny(&mut s.pmask, &self.provider_ids, d);
-                    }
-                    if let Some(a) = &l.allow {
-                        fits &= q.p.add_allow(
-                            &mut s.pmask,
-                            &self.provider_ids,
-                            a.iter().map(String::as_str),
-                        );
-                    }
+                    fits &= q.p.add_strings(&mut s.pmask, &self.provider_ids, l);
                 }
                 Requirement::Models(l) => {
-                    if let Some(d) = &l.deny {
-                        q.m.add_deny(&mut s.mmask, &self.model_names, d);
-                    }
-                    if let Some(a) = &l.allow {
-                        fits &= q.m.add_allow(
-                            &mut s.mmask,
-                            &self.model_names,
-                            a.iter().map(String::as_str),
-                        );
-                    }
+                    fits &= q.m.add_strings(&mut s.mmask, &self.model_names, l);
                 }
-                Requirement::Unknown(_) => q.impossible = true,
+                _ => q.impossible = true,
             }
         }
         if let Some(policy) = req.tenant_policy {
             if let Some(l) = &policy.providers {
-                if let Some(d) = &l.deny {
-                    q.p.add_deny(&mut s.pmask, &self.provider_ids, d);
-                }
-                if let Some(a) = &l.allow {
-                    fits &= q.p.add_allow(
-                        &mut s.pmask,
-                        &self.provider_ids,
-                        a.iter().map(String::as_str),
-                    );
-                }
+                fits &= q.p.add_strings(&mut s.pmask, &self.provider_ids, l);
             }
             if let Some(l) = &policy.models {
-                if let Some(d) = &l.deny {
-                    q.m.add_deny(&mut s.mmask, &self.model_names, d);
-                }
-                if let Some(a) = &l.allow {
-                    fits &= q.m.add_allow(
-                        &mut s.mmask,
-                        &self.model_names,
-                        a.iter().map(String::as_str),
-                    );
-                }
+                fits &= q.m.add_strings(&mut s.mmask, &self.model_names, l);
             }
             if let Some(a) = &policy.region_allow {
                 fits &=
-                    q.r.add_allow(&mut s.rmask, &self.regions, a.iter().map(String::as_str));
+                    q.r.add_allow(&mut s.rmask, a.iter().map(|r| self.regions.sym(r)));
             }
-            if let Some(cap) = policy.max_cost_per_call_usd {
-                s.nums.push(NumCheck {
-                    field: Field::PromptCost,
-                    op: ComparisonOp::Le,
-                    value: cap,
-                });
-            }
-            if let Some(cap) = policy.max_tokens_per_call {
-                // A minimum despite the name (spec §6.1), as upstream.
-                s.nums.push(NumCheck {
-                    field: Field::ContextWindow,
-                    op: ComparisonOp::Ge,
-                    value: cap,
-                });
-            }
+            q.bounds.policy(policy);
         }
         q.generic = !fits;
-        for c in &s.nums {
-            let slot = match c.field {
-                Field::ContextWindow => &mut q.bounds[0],
-                Field::PromptCost => &mut q.bounds[1],
-                Field::P95 => &mut q.bounds[2],
-            };
-            if !slot.narrow(c.op, c.value) {
-                q.impossible = true;
-            }
-        }
+        q.impossible |= q.kind == NO_SYM || q.bounds.impossible;
         for pref in req.capability.prefer.as_deref().unwrap_or_default() {
-            s.prefs
-                .push((self.tags.get(&pref.feature).unwrap_or(NO_SYM), pref.weight));
+            s.prefs.push((self.tags.sym(&pref.feature), pref.weight));
         }
+        q
+    }
+
+    /// The local symbol of global string number `g` in dimension `d`, `NO_SYM` when the
+    /// snapshot has no such string there.
+    #[inline]
+    fn local(&self, g: Global, d: usize) -> u32 {
+        match self.globals.binary_search_by_key(&g, |e| e.0) {
+            Ok(i) => self
+                .globals
+                .get(i)
+                .and_then(|e| e.1.get(d))
+                .copied()
+                .unwrap_or(NO_SYM),
+            Err(_) => NO_SYM,
+        }
+    }
+
+    /// The query of a compiled capability and policy: integer lookups only.
+    fn compiled_query(
+        &self,
+        cap: &CompiledCapability,
+        policy: Option<&CompiledPolicy>,
+        s: &mut Scratch,
+    ) -> Query {
+        let mut q = self.empty_query(s);
+        q.kind = self.local(cap.kind, D_KIND);
+        q.impossible = cap.unknown_need;
+        for &f in &cap.features {
+            let t = self.local(f, D_TAG);
+            q.impossible |= t == NO_SYM;
+            set_bit(&mut s.need_features, t);
+        }
+        let mut fits =
+            q.p.add_lists(&mut s.pmask, self, D_PROVIDER, &cap.providers)
+                & q.m.add_lists(&mut s.mmask, self, D_MODEL, &cap.models)
+                & q.r.add_lists(&mut s.rmask, self, D_REGION, &cap.regions);
+        q.bounds = cap.bounds;
+        if let Some(p) = policy {
+            fits &= q.p.add_lists(&mut s.pmask, self, D_PROVIDER, &p.providers)
+                & q.m.add_lists(&mut s.mmask, self, D_MODEL, &p.models)
+                & q.r.add_lists(&mut s.rmask, self, D_REGION, &p.regions);
+            q.bounds = q.bounds.and(p.bounds);
+        }
+        q.generic = !fits;
+        q.impossible |= q.kind == NO_SYM || q.bounds.impossible;
+        s.prefs
+            .extend(cap.prefs.iter().map(|&(g, w)| (self.local(g, D_TAG), w)));
         q
     }
 
@@ -996,6 +971,29 @@ impl RouteSnapshot {
             request.tenant_policy.and_then(|p| p.tenant_id.clone()),
         )
     }
+}
+
+/// The global numbers of the tables' strings (tables in `D_*` order), sorted, each with its
+/// local symbol per table; and whether every string got a number.
+fn global_symbols(tables: [&SymTable; 5]) -> (Vec<(Global, [u32; 5])>, bool) {
+    let mut t = Interner::lock();
+    let mut by_global: HashMap<Global, [u32; 5]> = HashMap::new();
+    let mut complete = true;
+    for (d, table) in tables.iter().enumerate() {
+        for (s, local) in &table.entries {
+            let Some(g) = t.intern(s) else {
+                complete = false;
+                continue;
+            };
+            if let Some(slot) = by_global.entry(g).or_insert([NO_SYM; 5]).get_mut(d) {
+                *slot = *local;
+            }
+        }
+    }
+    drop(t);
+    let mut globals: Vec<(Global, [u32; 5])> = by_global.into_iter().collect();
+    globals.sort_unstable_by_key(|e| e.0);
+    (globals, complete)
 }
 
 /// Dense collation ranks of interned strings, indexed by symbol: equal-comparing strings
@@ -1205,6 +1203,48 @@ mod tests {
             .route(&RouteRequest::from_input(input))
             .map(|r| r.to_decision());
         assert_eq!(fast, route(input));
+        let capability = CompiledCapability::new(
+            input.capability.clone(),
+            input.preferred_provider.clone(),
+            input.preferred_model.clone(),
+        );
+        let policy = input.tenant_policy.clone().map(CompiledPolicy::new);
+        let compiled = snapshot
+            .route_compiled(&capability, policy.as_ref(), true, &mut Scratch::default())
+            .map(|r| r.to_decision());
+        assert_eq!(compiled, fast);
+    }
+
+    #[test]
+    fn a_compiled_capability_survives_provider_changes() {
+        let providers = wide(12, 4);
+        let ask = input(json!({
+            "capability": {"needs": [{"feature": "f1"}, {"providers": {"deny": ["p3"]}}],
+                           "prefer": [{"feature": "a2", "weight": 1}]},
+            "providers": providers,
+            "tenantPolicy": {"regionAllow": ["eu"], "models": {"deny": ["m0"]}},
+            "preferredProvider": "p9",
+        }));
+        let capability =
+            CompiledCapability::new(ask.capability.clone(), ask.preferred_provider.clone(), None);
+        let policy = ask.tenant_policy.clone().map(CompiledPolicy::new);
+        // Providers leave and come back in another order: every snapshot numbers its strings
+        // anew, the compiled forms stay as they are.
+        for slice in [
+            ask.providers.clone(),
+            ask.providers.get(5..).unwrap_or_default().to_vec(),
+            ask.providers.iter().rev().cloned().collect(),
+            Vec::new(),
+        ] {
+            let snapshot = RouteSnapshot::compile(slice.clone());
+            let mut scratch = Scratch::default();
+            let compiled = snapshot
+                .route_compiled(&capability, policy.as_ref(), true, &mut scratch)
+                .map(|r| r.to_decision());
+            let mut per_call = ask.clone();
+            per_call.providers = slice;
+            assert_eq!(compiled, route(&per_call));
+        }
     }
 
     /// Many providers with `n` models each; model `j` of provider `i` has feature `f<(i+j)%k>`

@@ -8,7 +8,7 @@ use crate::diagnostics::IssueCode;
 use crate::index::PackIndex;
 use crate::index::wire::{Agent, BlockKind, Guardrail, Instructions, Tool};
 use crate::range::{Range, compare_versions, parse_version};
-use crate::route::{Capability, RouteSnapshot, TenantPolicy};
+use crate::route::{Capability, CompiledPolicy, RouteSnapshot};
 use crate::template::{CompiledTemplate, PromptParameter};
 use crate::validate::{
     BlockRole, RANGE_MESSAGE, block_pin_message, template_issue, tool_ref_issue, tool_version,
@@ -107,10 +107,12 @@ impl CompiledAgent {
     }
 }
 
-/// A capability declaration with its kind (defaulted) kept as shared text for the plans.
+/// A capability declaration, compiled for routing at registration (with the agent's
+/// preferred provider and model, applied to `llm-inference` capabilities), and its kind
+/// (defaulted) kept as shared text for the plans.
 #[derive(Debug)]
 pub(crate) struct CompiledCapability {
-    pub capability: Capability,
+    pub capability: crate::route::CompiledCapability,
     pub kind: Arc<str>,
 }
 
@@ -223,7 +225,8 @@ pub(crate) struct PackState {
 pub(crate) struct TenantState {
     pub packs: Arc<PackState>,
     pub route: Arc<RouteSnapshot>,
-    pub policy: Option<Arc<TenantPolicy>>,
+    /// Compiled when set, so runs without a policy of their own route it as it is.
+    pub policy: Option<Arc<CompiledPolicy>>,
 }
 
 impl Default for TenantState {
@@ -678,7 +681,11 @@ impl PackState {
             match crate::input::from_value::<Capability>(c.clone()) {
                 Ok(capability) => capabilities.push(CompiledCapability {
                     kind: Arc::from(capability.kind_or_default()),
-                    capability,
+                    capability: crate::route::CompiledCapability::new(
+                        capability,
+                        agent.preferred_provider.clone(),
+                        agent.preferred_model.clone(),
+                    ),
                 }),
                 Err(e) => issues.push(Issue::error(
                     IssueCode::InvalidCapability,

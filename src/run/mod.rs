@@ -51,7 +51,7 @@ pub use wire::{
 use crate::diagnostics::Issue;
 use crate::index::PackIndex;
 use crate::route::{
-    ProviderMetadata, ProviderRegistry, RegistryError, RouteSnapshot, TenantPolicy,
+    CompiledPolicy, ProviderMetadata, ProviderRegistry, RegistryError, RouteSnapshot, TenantPolicy,
 };
 use arc_swap::ArcSwap;
 use cache::PackCache;
@@ -204,7 +204,7 @@ impl RunStart {
     /// Sets the tenant's registered routing policy (merged with each request's, §2.14).
     pub fn set_tenant_policy(&self, tenant: &str, policy: Option<TenantPolicy>) {
         let _ = self.update(tenant, |state, _| {
-            state.policy = policy.map(Arc::new);
+            state.policy = policy.map(|p| Arc::new(CompiledPolicy::new(p)));
             Ok::<(), RegisterError>(())
         });
     }

@@ -10,7 +10,7 @@ use crate::catalog::ResolveError;
 use crate::diagnostics::IssueCode;
 use crate::range::parse_version;
 use crate::route::{
-    AllowDeny, Capability, RouteRequest, Scratch, TenantPolicy, merge_tenant_policies,
+    AllowDeny, CompiledPolicy, RouteRequest, Scratch, TenantPolicy, merge_tenant_policies,
 };
 use crate::template::{CompiledTemplate, PromptError, PromptGlobals, PromptParameter};
 use crate::validate::block_pin_message;
@@ -414,14 +414,16 @@ fn route_capabilities(
             cause: None,
         });
     }
-    // Merge only when the request brings a policy; otherwise borrow the registered one.
+    // Merge only when the request brings a policy; otherwise route the registered one as it
+    // was compiled when set.
+    let registered = state.policy.as_deref();
     let merged = request
         .tenant_policy
         .as_ref()
-        .map(|p| merge_tenant_policies(Some(p), state.policy.as_deref()));
+        .map(|p| merge_tenant_policies(Some(p), registered.map(CompiledPolicy::policy)));
     let policy: Option<&TenantPolicy> = match &merged {
         Some(m) => m.as_ref(),
-        None => state.policy.as_deref(),
+        None => registered.map(CompiledPolicy::policy),
     };
     let resumed = request
         .pins
@@ -453,8 +455,9 @@ fn route_capabilities(
         let is_llm = &**kind == LLM_INFERENCE;
         let first_llm = is_llm && llm.is_none();
         let use_policy = match (&pinned_policy, first_llm) {
-            (Some(p), true) => p.as_ref(),
-            _ => policy,
+            (Some(p), true) => Policy::PerCall(p.as_ref()),
+            _ if merged.is_some() => Policy::PerCall(policy),
+            _ => Policy::Registered(registered),
         };
         let planned = route_one(state, agent, cap, kind, use_policy, is_llm).map_err(|e| match (resumed, first_llm, e) {
             (Some((p, m)), true, RunStartError::CapabilityRoutingFailed { message, cause }) => RunStartError::CapabilityRoutingFailed {
@@ -486,35 +489,42 @@ fn route_capabilities(
     Ok((route, all, warnings))
 }
 
+/// The policy a capability routes under: the registered one, compiled when it was set, or
+/// one made for this call (the request's merged in, or a resumed turn's pin), routed by its
+/// strings.
+#[derive(Clone, Copy)]
+enum Policy<'a> {
+    Registered(Option<&'a CompiledPolicy>),
+    PerCall(Option<&'a TenantPolicy>),
+}
+
 fn route_one(
     state: &TenantState,
     agent: &CompiledAgent,
-    cap: &Capability,
+    cap: &crate::route::CompiledCapability,
     kind: &Arc<str>,
-    policy: Option<&TenantPolicy>,
+    policy: Policy<'_>,
     is_llm: bool,
 ) -> Result<PlannedRoute, RunStartError> {
-    let request = RouteRequest {
-        capability: cap,
-        tenant_policy: policy,
-        preferred_provider: if is_llm {
-            agent.preferred_provider.as_deref()
-        } else {
-            None
-        },
-        preferred_model: if is_llm {
-            agent.preferred_model.as_deref()
-        } else {
-            None
-        },
+    let route = |scratch: &mut Scratch| match policy {
+        Policy::Registered(p) => state.route.route_compiled(cap, p, is_llm, scratch),
+        Policy::PerCall(p) => {
+            let request = RouteRequest {
+                capability: cap.capability(),
+                tenant_policy: p,
+                preferred_provider: agent.preferred_provider.as_deref().filter(|_| is_llm),
+                preferred_model: agent.preferred_model.as_deref().filter(|_| is_llm),
+            };
+            state.route.route_with(&request, scratch)
+        }
     };
     // Each thread keeps its routing scratch buffers, so routing allocates only its answer.
     thread_local! {
         static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
     }
     let routed = SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => state.route.route_with(&request, &mut scratch),
-        Err(_) => state.route.route(&request),
+        Ok(mut scratch) => route(&mut scratch),
+        Err(_) => route(&mut Scratch::default()),
     });
     match routed {
         Ok(routed) => {
