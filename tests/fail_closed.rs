@@ -202,7 +202,9 @@ fn a_capability_declaration_with_a_misspelt_field_is_refused_at_registration() {
     assert_eq!(
         got,
         [
-            "error[invalid-capability] /agents/0/capabilities/0/needs/0/feture: not a capability declaration: unknown field; expected one of \"feature\", \"contextWindow\", \"costPerCall\", \"region\", \"p95LatencyMs\", \"providers\", \"models\" (did you mean \"feature\"?)"
+            // The capability schema's issues, as `validate` reports them (tests/pack_parity.rs).
+            "error[invalid-capability] /agents/0/capabilities/0/needs/0: must match exactly one schema in oneOf",
+            "error[invalid-capability] /agents/0/capabilities/0: must NOT have additional properties ('prefers' is not a known field)"
         ]
     );
 }
