@@ -19,10 +19,12 @@
 //! be recompiled when providers register or unregister.
 //!
 //! The table only grows (a string, once seen, keeps its number for the life of the process):
-//! it holds each distinct id, name, region, kind and feature string ever registered once, which
-//! is what the registry holds anyway. It is locked only while compiling (registration), never
-//! by a route call. Should it ever hold `u32::MAX` strings, interning answers `None` and the
-//! compiled forms fall back to the per-call string path, so answers never depend on it.
+//! it holds each distinct id, name, region, kind and feature string ever registered once,
+//! including those of providers since unregistered and of policies since replaced. So that
+//! churn cannot grow it without bound, it stops at [`MAX_STRINGS`]: past that, interning
+//! answers `None` and the compiled forms fall back to the per-call string path, so answers
+//! never depend on it. It is locked only while compiling (registration), never by a route
+//! call.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
@@ -35,6 +37,10 @@ pub(crate) struct Interner {
     numbers: HashMap<Arc<str>, Global>,
 }
 
+/// Most strings the table numbers (about 64 MB of keys at 40 bytes each, far above what a
+/// registry of 100,000 tenants holds); later strings route on the per-call path.
+pub(crate) const MAX_STRINGS: usize = 1 << 20;
+
 static TABLE: LazyLock<Mutex<Interner>> = LazyLock::new(Mutex::default);
 
 impl Interner {
@@ -46,12 +52,18 @@ impl Interner {
 
     /// The number of `s`, assigned on first sight; `None` once numbers are exhausted.
     pub(crate) fn intern(&mut self, s: &str) -> Option<Global> {
+        self.intern_within(s, MAX_STRINGS)
+    }
+
+    /// [`Interner::intern`] with the table capped at `cap` strings.
+    fn intern_within(&mut self, s: &str, cap: usize) -> Option<Global> {
         if let Some(&n) = self.numbers.get(s) {
             return Some(n);
         }
-        let n = Global::try_from(self.numbers.len())
-            .ok()
-            .filter(|&n| n != Global::MAX)?;
+        if self.numbers.len() >= cap {
+            return None;
+        }
+        let n = Global::try_from(self.numbers.len()).ok()?;
         self.numbers.insert(Arc::from(s), n);
         Some(n)
     }
@@ -72,5 +84,15 @@ mod tests {
         let first = Interner::lock().intern("x");
         let again = Interner::lock().intern("x");
         assert_eq!(first, again);
+    }
+
+    #[test]
+    fn a_full_table_numbers_nothing_new_but_keeps_what_it_has() {
+        let mut t = Interner::default();
+        let a = t.intern_within("a", 2);
+        let b = t.intern_within("b", 2);
+        assert!(a.is_some() && b.is_some());
+        assert_eq!(t.intern_within("c", 2), None);
+        assert_eq!(t.intern_within("a", 2), a);
     }
 }
