@@ -201,11 +201,12 @@ fn template_issues_are_capped_per_report() {
     let text = unknown_variables_index(20, 26_000);
     assert!(text.len() > 4_900_000, "{}", text.len());
     let ((report, _), took, heap) = measured(|| validate_and_render(&text));
-    // Half a million checked reads: 0.2 s in a release build; an unoptimized test build needs
-    // about six times as long, so it gets a looser bound (still far from the 26 s of
-    // per-issue position walks).
+    // Half a million checked reads: 0.2 s in a release build. An unoptimized test build needs
+    // 3.7-4.1 s on this project's quiet 2-vCPU machine (measured 2026-12-02 on this commit and
+    // on 8c60bbe alike), so it gets a looser bound, still far from the 26 s of per-issue
+    // position walks this test exists to catch.
     let time = if cfg!(debug_assertions) {
-        4 * SECOND
+        10 * SECOND
     } else {
         SECOND
     };
