@@ -358,35 +358,79 @@ function renderInstructions(agent, context, prompt) {
   }
   if (context.settings !== undefined) expectObject(context.settings, 'context.settings');
   const at = context.clock === undefined ? new Date() : context.clock();
-  if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
-    throw misuse('context.clock() must return a valid Date');
-  }
-  const now = at.toISOString();
+  if (!(at instanceof Date)) throw misuse('context.clock() must return a valid Date');
+  const now = isoString(at);
   const identity = { id: agent.id, name: agent.name, version: agent.version };
   expectString(identity.id, 'agent.id');
   expectString(identity.name, 'agent.name');
   expectString(identity.version, 'agent.version');
   const entry = templateEntry(template);
-  const outcome = native.renderPrepared(
-    entry.prepared,
-    json(renderPayload(entry, template, declared, context, now, identity), 'the render context'),
-  );
+  let outcome;
+  try {
+    const payload = renderPayload(entry, template, declared, context, now, identity);
+    outcome = native.renderPrepared(entry.prepared, payload === undefined ? '' : json(payload, 'the render context'));
+    synced(entry, now, identity, context.conversation);
+  } catch (e) {
+    // Whatever the native side took from this payload, the next render sends everything.
+    entry.synced = false;
+    throw e;
+  } finally {
+    if (!entry.kept) native.releaseTemplate(entry.prepared);
+  }
   if (typeof outcome === 'string') {
     return { ok: true, value: { rendered: outcome, context: mergedContext(declared, context, now, identity) } };
   }
-  if (outcome.code === 'missing-parameter') {
-    const error = { code: 'missing-parameter', message: outcome.message };
-    if (outcome.parameterName != null) error.parameterName = outcome.parameterName;
-    return { ok: false, error };
+  const message = native.renderFailureMessage();
+  switch (outcome) {
+    case FAILURE_ONE_MISSING:
+      return {
+        ok: false,
+        error: { code: 'missing-parameter', message, parameterName: message.slice(ONE_MISSING_PREFIX.length) },
+      };
+    case FAILURE_MISSING:
+      return { ok: false, error: { code: 'missing-parameter', message } };
+    case FAILURE_UNRESOLVED:
+      return {
+        ok: false,
+        error: { code: 'missing-parameter', message, parameterName: message.slice(UNRESOLVED_PREFIX.length) },
+      };
+    default:
+      return { ok: false, error: { code: 'render-failure', message, cause: renderError(message) } };
   }
-  // The cause stands for the template engine's error; a stack trace of this function would
-  // say nothing about the template, and capturing one costs more than the render.
+}
+
+// What `renderPrepared` answers instead of the text when the render fails
+// (`FailureKind` in src/render.rs); `renderFailureMessage` then gives upstream's message.
+const FAILURE_ONE_MISSING = 1;
+const FAILURE_MISSING = 2;
+const FAILURE_UNRESOLVED = 3;
+const ONE_MISSING_PREFIX = 'Required parameter missing: ';
+const UNRESOLVED_PREFIX = 'Template references an unresolved variable: ';
+
+/** The `cause` of a `render-failure`: stands for the template engine's error. */
+function renderError(message) {
+  // A stack trace of this function would say nothing about the template, and capturing one
+  // costs more than the render.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
-  const cause = new Error(outcome.message.replace(/^Template render failed: /, ''));
+  const cause = new Error(message.replace(/^Template render failed: /, ''));
   Error.stackTraceLimit = limit;
   cause.name = 'RenderError';
-  return { ok: false, error: { code: 'render-failure', message: outcome.message, cause } };
+  return cause;
+}
+
+/** The last clock reading and its ISO text: a clock that repeats its instant is read once. */
+let lastInstant = NaN;
+let lastIso = '';
+
+/** `date.toISOString()`, remembered for the last instant; misuse for an invalid Date. */
+function isoString(date) {
+  const t = date.getTime();
+  if (t === lastInstant) return lastIso;
+  if (Number.isNaN(t)) throw misuse('context.clock() must return a valid Date');
+  lastIso = date.toISOString();
+  lastInstant = t;
+  return lastIso;
 }
 
 /**
@@ -405,8 +449,16 @@ const NAMES_PER_TEMPLATE_CAP = 256;
 function templateEntry(template) {
   let entry = templateEntries.get(template);
   if (entry === undefined) {
+    const kept = template.length <= TEMPLATE_MAP_MAX_LENGTH;
+    if (kept && templateEntries.size >= TEMPLATE_MAP_CAP) {
+      templateEntries.clear();
+      native.releaseAllTemplates();
+    }
     entry = {
+      /** The native template's number; released with the entry. */
       prepared: native.prepareTemplate(template),
+      /** Whether the map keeps it (else it is released after its render). */
+      kept,
       // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
       // reads a global whose name need not appear in the text.
       computed: /(?:^|[^\w\])?-])\[/.test(template),
@@ -420,11 +472,22 @@ function templateEntry(template) {
       /** The last list of supplied names asked about, and those of them that occur. */
       lastKeys: undefined,
       lastNames: undefined,
+      // What the native side retains from the last render (`RenderPayload` in
+      // src/render.rs); meaningful only while `synced`.
+      synced: false,
+      /** The declared and supplied parameters' values sent last, when all were plain. */
+      sentParameters: undefined,
+      /** Candidate of `sentParameters` for the render in flight. */
+      pendingParameters: undefined,
+      sentNow: '',
+      sentAgentId: '',
+      sentAgentName: '',
+      sentAgentVersion: '',
+      /** `undefined` for a turn without a conversation. */
+      sentConversationId: undefined,
+      sentConversationTurn: undefined,
     };
-    if (template.length <= TEMPLATE_MAP_MAX_LENGTH) {
-      if (templateEntries.size >= TEMPLATE_MAP_CAP) templateEntries.clear();
-      templateEntries.set(template, entry);
-    }
+    if (kept) templateEntries.set(template, entry);
   }
   return entry;
 }
@@ -462,33 +525,55 @@ function namesToSend(entry, template, keys) {
 }
 
 /**
- * What the render needs, as upstream's merged context would give it. A render reads a
- * global only through a name written in the template (unless a path starts with `[`), so
- * supplied values and auto-variables whose names do not occur in the text are left out;
- * a declared parameter that does not occur is sent only as present or absent, which is all
- * the missing-parameter check reads. The tests replay every conformance template this way.
+ * What the render needs, as upstream's merged context would give it, less what the native
+ * side retains from this template's last render (`RenderPayload` in src/render.rs): `undefined`
+ * when nothing changed. A render reads a global only through a name written in the template
+ * (unless a path starts with `[`), so supplied values and auto-variables whose names do not
+ * occur in the text are left out; a declared parameter that does not occur is sent only as
+ * present or absent, which is all the missing-parameter check reads. Plain values (strings,
+ * numbers, booleans, null) are compared with those sent last; objects are sent every time,
+ * since they may have changed inside. The tests replay every conformance template this way.
  */
 function renderPayload(entry, template, declared, context, now, identity) {
   const parameters = context.parameters;
   if (entry.computed) {
+    entry.pendingParameters = undefined;
     return {
       declared,
       parameters,
       now,
       agent: identity,
-      conversation: context.conversation,
-      input: context.input,
+      conversation: conversationWire(context.conversation),
+      input: context.input === undefined ? undefined : { value: context.input },
       settings: context.settings,
     };
   }
-  const sent = {};
-  for (const name of namesToSend(entry, template, Object.keys(parameters))) sent[name] = parameters[name];
-  let slim;
-  if (declared.length > 0) {
-    slim = new Array(declared.length);
+  const synced = entry.synced;
+  let payload;
+  const names = namesToSend(entry, template, Object.keys(parameters));
+  // The parameters section as a flat list of what it is made of, compared with the last one.
+  const made = [names];
+  let plain = true;
+  for (let i = 0; i < names.length; i++) {
+    const v = parameters[names[i]];
+    if (v !== null && (typeof v === 'object' || typeof v === 'function')) plain = false;
+    made.push(v);
+  }
+  for (let i = 0; i < declared.length; i++) {
+    const p = declared[i];
+    if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
+    const named = typeof p.name === 'string' && occurs(entry, template, p.name);
+    const d = p.default;
+    if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) plain = false;
+    made.push(p.name, p.required, named ? d : d === undefined, named || (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined));
+  }
+  entry.pendingParameters = plain ? made : undefined;
+  if (!synced || !sameList(made, entry.sentParameters)) {
+    const sent = {};
+    for (const name of names) sent[name] = parameters[name];
+    const slim = new Array(declared.length);
     for (let i = 0; i < declared.length; i++) {
       const p = declared[i];
-      if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
       if (typeof p.name === 'string' && occurs(entry, template, p.name)) {
         slim[i] = p;
       } else {
@@ -496,23 +581,75 @@ function renderPayload(entry, template, declared, context, now, identity) {
         if (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined) sent[p.name] = null;
       }
     }
+    payload = { declared: slim, parameters: sent };
   }
-  return {
-    declared: slim,
-    parameters: sent,
-    now: entry.now ? now : undefined,
-    agent: entry.agent ? identity : undefined,
-    conversation: entry.conversation ? context.conversation : undefined,
-    input: entry.input ? context.input : undefined,
-    settings: entry.settings ? context.settings : undefined,
-  };
+  if (entry.now && !(synced && now === entry.sentNow)) (payload ??= {}).now = now;
+  if (
+    entry.agent &&
+    !(
+      synced &&
+      identity.id === entry.sentAgentId &&
+      identity.name === entry.sentAgentName &&
+      identity.version === entry.sentAgentVersion
+    )
+  ) {
+    (payload ??= {}).agent = identity;
+  }
+  if (entry.conversation) {
+    const c = context.conversation;
+    const same =
+      synced &&
+      (c === undefined
+        ? entry.sentConversationId === undefined
+        : c.id === entry.sentConversationId && c.turn === entry.sentConversationTurn);
+    if (!same) (payload ??= {}).conversation = conversationWire(c);
+  }
+  if (entry.input && context.input !== undefined) (payload ??= {}).input = { value: context.input };
+  if (entry.settings && context.settings !== undefined) (payload ??= {}).settings = context.settings;
+  return payload;
+}
+
+function conversationWire(c) {
+  return c === undefined ? null : { id: c.id, turn: c.turn };
+}
+
+/** Whether two lists from `renderPayload` hold the same values (the first by identity). */
+function sameList(a, b) {
+  if (b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Records what the native side now retains for `entry`, after a render that answered. */
+function synced(entry, now, identity, conversation) {
+  if (entry.computed) return;
+  entry.synced = true;
+  entry.sentParameters = entry.pendingParameters;
+  entry.sentNow = now;
+  entry.sentAgentId = identity.id;
+  entry.sentAgentName = identity.name;
+  entry.sentAgentVersion = identity.version;
+  entry.sentConversationId = conversation === undefined ? undefined : conversation.id;
+  entry.sentConversationTurn = conversation === undefined ? undefined : conversation.turn;
+}
+
+function put(object, key, value) {
+  if (key === '__proto__') {
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    object[key] = value;
+  }
 }
 
 /** The context upstream renders against and returns: defaults, parameters, auto-variables. */
 function mergedContext(declared, context, now, identity) {
+  // As upstream's spread merges: own enumerable keys in order, each a key of the copy (a
+  // `__proto__` key too, which an assignment would take as the prototype).
   const values = {};
-  for (const p of declared) if (p && p.default !== undefined) values[p.name] = p.default;
-  for (const [k, v] of Object.entries(context.parameters)) values[k] = v;
+  for (const p of declared) if (p && p.default !== undefined) put(values, p.name, p.default);
+  const parameters = context.parameters;
+  const keys = Object.keys(parameters);
+  for (let i = 0; i < keys.length; i++) put(values, keys[i], parameters[keys[i]]);
   values.today = now.slice(0, 10);
   values.now = now;
   values.agent = identity;

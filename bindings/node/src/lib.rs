@@ -26,6 +26,9 @@ mod versions;
 use napi::Env;
 use napi_derive::napi;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Makes a guarded call panic inside its guard, after letting `skip` guarded calls through,
 /// so that tests can prove a panic becomes a thrown `Error` (`code: 'internal'`) on every
 /// export, the asynchronous computation included (`skip: 1` passes the task's creation and

@@ -202,3 +202,65 @@ test('the parsed-template cache never answers for other inputs', () => {
   assert.equal(render({ ...agent, instructions: '{{ who }} #0' }).value.rendered, 'Ada #0');
   assert.ok(__testing.templatesKept() <= cap);
 });
+
+test('a render never answers from the values a previous render of the template sent', () => {
+  // The native side keeps the last render's plain values per template and the loader sends
+  // only what changed; each step changes one thing, by value or inside an object.
+  let at = new Date('2026-09-17T15:30:00.000Z');
+  const clock = () => at;
+  const template =
+    '{{ agent.name }}/{{ agent.version }} {{ now }} {{ who }} {{ n }} {{ conversation.turn }} ' +
+    '{{ customer.tier }} {{ input.x }} {{ settings["acme.w"].max }}';
+  const agent = { id: 'acme.r', name: 'R', version: '1.0.0', instructions: template, parameters: [] };
+  const customer = { tier: 'gold' };
+  const context = {
+    parameters: { who: 'Ada', n: 1, customer },
+    conversation: { id: 'c-1', turn: 1 },
+    input: { x: 'in' },
+    settings: { 'acme.w': { max: 5 } },
+    clock,
+  };
+  const rendered = () => {
+    const r = renderInstructions(agent, context);
+    return r.ok ? r.value.rendered : `${r.error.code}: ${r.error.message}`;
+  };
+  assert.equal(rendered(), 'R/1.0.0 2026-09-17T15:30:00.000Z Ada 1 1 gold in 5');
+  assert.equal(rendered(), 'R/1.0.0 2026-09-17T15:30:00.000Z Ada 1 1 gold in 5');
+  context.parameters.who = 'Bob';
+  assert.equal(rendered(), 'R/1.0.0 2026-09-17T15:30:00.000Z Bob 1 1 gold in 5');
+  context.parameters.n = '1'; // equal when printed, not the same value
+  context.parameters.who = null;
+  assert.equal(rendered(), 'R/1.0.0 2026-09-17T15:30:00.000Z  1 1 gold in 5');
+  customer.tier = 'silver'; // inside an object the loader cannot compare
+  assert.equal(rendered(), 'R/1.0.0 2026-09-17T15:30:00.000Z  1 1 silver in 5');
+  agent.version = '1.0.1';
+  at = new Date('2026-09-17T15:30:00.001Z');
+  assert.equal(rendered(), 'R/1.0.1 2026-09-17T15:30:00.001Z  1 1 silver in 5');
+  context.conversation = { id: 'c-1', turn: 2 };
+  context.input.x = 'in2';
+  context.settings['acme.w'].max = 6;
+  assert.equal(rendered(), 'R/1.0.1 2026-09-17T15:30:00.001Z  1 2 silver in2 6');
+  // Auto-variables and parameters that go away are gone on the next render.
+  delete context.input;
+  assert.equal(rendered(), 'missing-parameter: Template references an unresolved variable: input');
+  context.input = { x: 'back' };
+  delete context.conversation;
+  assert.equal(rendered(), 'missing-parameter: Template references an unresolved variable: conversation');
+  context.conversation = { id: 'c-2', turn: 2 };
+  delete context.parameters.n;
+  assert.equal(rendered(), 'missing-parameter: Template references an unresolved variable: n');
+  context.parameters.n = 1;
+  // A declared parameter appears, then gets a default, then is supplied.
+  agent.parameters = [{ name: 'firm' }];
+  assert.equal(rendered(), 'missing-parameter: Required parameter missing: firm');
+  agent.parameters = [{ name: 'firm', default: 'Acme' }];
+  assert.equal(rendered(), 'R/1.0.1 2026-09-17T15:30:00.001Z  1 2 silver back 6');
+  // A call that throws part-way (a value JSON cannot carry) leaves no stale values behind.
+  context.parameters.who = 10n;
+  assert.throws(() => renderInstructions(agent, context), (e) => e.code === 'invalid-argument');
+  context.parameters.who = 'Eve';
+  assert.equal(rendered(), 'R/1.0.1 2026-09-17T15:30:00.001Z Eve 1 2 silver back 6');
+  // Every step answered as a fresh render of the same values would (a new template text each).
+  const fresh = renderInstructions({ ...agent, instructions: `${template} ` }, context);
+  assert.equal(fresh.value.rendered, `${rendered()} `);
+});
