@@ -368,11 +368,22 @@ function renderInstructions(agent, context, prompt) {
   let outcome;
   try {
     const payload = renderPayload(entry, template, declared, context, now, identity);
-    outcome = native.renderPrepared(entry.prepared, payload === undefined ? '' : json(payload, 'the render context'));
+    const text = payload === undefined ? '' : json(payload, 'the render context');
+    // The empty text reuses all of the last render's context; `{}` drops its input and
+    // settings. A text equal to the last one would change nothing either.
+    let sent;
+    if (text === '') sent = entry.sentObjects ? '{}' : '';
+    else sent = text === entry.sentText ? '' : text;
+    outcome = native.renderPrepared(entry.prepared, sent);
     synced(entry, now, identity, context.conversation);
+    if (sent !== '') {
+      entry.sentText = sent.length <= SENT_TEXT_MAX_LENGTH ? sent : undefined;
+      entry.sentObjects = payload !== undefined && (payload.input !== undefined || payload.settings !== undefined);
+    }
   } catch (e) {
     // Whatever the native side took from this payload, the next render sends everything.
     entry.synced = false;
+    entry.sentText = undefined;
     throw e;
   } finally {
     if (!entry.kept) native.releaseTemplate(entry.prepared);
@@ -418,6 +429,13 @@ function renderError(message) {
   cause.name = 'RenderError';
   return cause;
 }
+
+/**
+ * Texts remembered for reuse: at most this many UTF-16 units, so at most
+ * `RETAINED_PAYLOAD_MAX_LEN` (64 KiB) of UTF-8, past which the native side does not keep a
+ * payload's input and settings (src/render.rs).
+ */
+const SENT_TEXT_MAX_LENGTH = Math.floor((64 * 1024) / 3);
 
 /** The last clock reading and its ISO text: a clock that repeats its instant is read once. */
 let lastInstant = NaN;
@@ -486,6 +504,10 @@ function templateEntry(template) {
       /** `undefined` for a turn without a conversation. */
       sentConversationId: undefined,
       sentConversationTurn: undefined,
+      /** The last JSON text sent (unless longer than `SENT_TEXT_MAX_LENGTH`). */
+      sentText: undefined,
+      /** Whether the native side holds an `input` or `settings` from the last text. */
+      sentObjects: false,
     };
     if (kept) templateEntries.set(template, entry);
   }

@@ -131,13 +131,14 @@ struct InputWire {
     value: Value,
 }
 
-/// What the loader sends for one render. The fields the template may read from the agent,
-/// the clock, the turn and the declared and supplied parameters are *retained*: one left
-/// out keeps its value from the last render of the same template (a `null` `conversation`
-/// is one the turn does not have), and the loader leaves out what it found equal to what it
-/// sent last time, so that a turn whose agent, clock and plain parameters repeat sends
-/// nothing at all (an empty payload). `input` and `settings`, objects the loader cannot
-/// compare, are sent with every render that has them and never retained. A field the
+/// What the loader sends for one render, as JSON text. The fields the template may read
+/// from the agent, the clock, the turn and the declared and supplied parameters are
+/// *retained*: one left out keeps its value from the last render of the same template (a
+/// `null` `conversation` is one the turn does not have), and the loader leaves out what it
+/// found equal to what it sent last time. `input` and `settings` are this render's (left out:
+/// the turn has none). An empty text (no JSON at all) changes nothing, `input` and `settings`
+/// included: the loader sends it when the payload would be the same text as the last one
+/// (objects are compared by their JSON text), or when nothing at all changed. A field the
 /// template never names renders the same whatever its value.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -167,7 +168,12 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-/// The retained part of a template's render context (see [`RenderPayload`]).
+/// Longer payloads are not kept past their render (their `input` and `settings` are
+/// dropped), so that a template does not keep a large input alive; the loader does not ask
+/// to reuse them (it remembers no text this long).
+pub const RETAINED_PAYLOAD_MAX_LEN: usize = 64 * 1024;
+
+/// The render context of a template's last render, which the next payload updates.
 #[derive(Debug)]
 struct Retained {
     declared: Vec<PromptParameter>,
@@ -175,9 +181,13 @@ struct Retained {
     now: String,
     agent: AgentIdentity,
     conversation: Option<ConversationWire>,
-    /// The auto-variables of the fields above, without `input` or `settings`; `None` when
-    /// one of the fields changed since, or the last render had `input` or `settings`.
-    auto: Option<AutoVariables>,
+    /// The auto-variables: the fields above with the last payload's `input` and `settings`.
+    auto: AutoVariables,
+    /// Whether `auto` holds an `input` or `settings`.
+    auto_has_objects: bool,
+    /// Whether a payload's `input` or `settings` were dropped after its render (a payload
+    /// longer than [`RETAINED_PAYLOAD_MAX_LEN`]), so an empty payload cannot reuse them.
+    objects_dropped: bool,
 }
 
 impl Default for Retained {
@@ -192,20 +202,16 @@ impl Default for Retained {
                 version: String::new(),
             },
             conversation: None,
-            auto: None,
+            auto: AutoVariables::new("", "", "", ""),
+            auto_has_objects: false,
+            objects_dropped: false,
         }
     }
 }
 
-/// The values of one render that are never retained.
-struct Unretained {
-    input: Option<Value>,
-    settings: Option<Map<String, Value>>,
-}
-
 impl Retained {
-    /// Takes what `payload` changes; answers the fields it does not retain.
-    fn update(&mut self, payload: RenderPayload) -> Unretained {
+    /// Takes what `payload` changes.
+    fn update(&mut self, payload: RenderPayload) {
         if let Some(declared) = payload.declared {
             self.declared = declared
                 .into_iter()
@@ -221,9 +227,13 @@ impl Retained {
         if let Some(parameters) = payload.parameters {
             self.parameters = parameters;
         }
-        if payload.now.is_some() || payload.agent.is_some() || payload.conversation.is_some() {
-            self.auto = None;
-        }
+        let has_objects = payload.input.is_some() || payload.settings.is_some();
+        let auto_changed = payload.now.is_some()
+            || payload.agent.is_some()
+            || payload.conversation.is_some()
+            || has_objects
+            || self.auto_has_objects
+            || self.objects_dropped;
         if let Some(now) = payload.now {
             self.now = now;
         }
@@ -233,19 +243,29 @@ impl Retained {
         if let Some(conversation) = payload.conversation {
             self.conversation = conversation;
         }
-        Unretained {
-            input: payload.input.map(|i| i.value),
-            settings: payload.settings,
+        if auto_changed {
+            let a = &self.agent;
+            let mut auto = AutoVariables::new(self.now.clone(), &a.id, &a.name, &a.version);
+            if let Some(c) = &self.conversation {
+                auto = auto.with_conversation(&c.id, c.turn);
+            }
+            if let Some(input) = payload.input {
+                auto = auto.with_input(input.value);
+            }
+            if let Some(settings) = payload.settings {
+                auto = auto.with_settings(settings);
+            }
+            self.auto = auto;
+            self.auto_has_objects = has_objects;
+            self.objects_dropped = false;
         }
     }
 
-    /// The auto-variables of the retained fields.
-    fn base_auto(&self) -> AutoVariables {
-        let a = &self.agent;
-        let auto = AutoVariables::new(self.now.clone(), &a.id, &a.name, &a.version);
-        match &self.conversation {
-            Some(c) => auto.with_conversation(&c.id, c.turn),
-            None => auto,
+    /// Drops the last payload's `input` and `settings` (see [`RETAINED_PAYLOAD_MAX_LEN`]).
+    fn drop_objects(&mut self) {
+        if self.auto_has_objects {
+            self.update(RenderPayload::default());
+            self.objects_dropped = true;
         }
     }
 }
@@ -286,17 +306,28 @@ pub fn render_prepared(env: Env, id: u32, payload_json: String) -> napi::Result<
         };
         let result = TEMPLATES.with_borrow_mut(|t| match t.slots.get_mut(id as usize) {
             Some(Some(slot)) => {
-                let unretained = match payload {
-                    Some(payload) => slot.retained.update(payload),
-                    None => Unretained {
-                        input: None,
-                        settings: None,
-                    },
-                };
-                Ok(match &slot.parsed {
-                    Ok(compiled) => render(compiled, &mut slot.retained, unretained),
+                let retained = &mut slot.retained;
+                match payload {
+                    Some(payload) => retained.update(payload),
+                    None if retained.objects_dropped => {
+                        return Err(Failure::invalid(
+                            "render context: nothing sent after a payload too long to keep",
+                        ));
+                    }
+                    None => {}
+                }
+                let result = match &slot.parsed {
+                    Ok(compiled) => compiled.render_prompt(
+                        &retained.declared,
+                        &retained.parameters,
+                        &retained.auto,
+                    ),
                     Err(message) => Err(PromptError::RenderFailure(message.clone())),
-                })
+                };
+                if payload_json.len() > RETAINED_PAYLOAD_MAX_LEN {
+                    retained.drop_objects();
+                }
+                Ok(result)
             }
             _ => Err(Failure::invalid(format!("no prepared template {id}"))),
         })?;
@@ -326,34 +357,6 @@ pub fn render_failure_message(env: Env) -> napi::Result<String> {
     })
 }
 
-fn render(
-    compiled: &CompiledTemplate,
-    retained: &mut Retained,
-    this_render: Unretained,
-) -> Result<String, PromptError> {
-    let Unretained { input, settings } = this_render;
-    let plain = input.is_none() && settings.is_none();
-    let auto = match retained.auto.take() {
-        Some(auto) if plain => auto,
-        _ => {
-            let mut auto = retained.base_auto();
-            if let Some(input) = input {
-                auto = auto.with_input(input);
-            }
-            if let Some(settings) = settings {
-                auto = auto.with_settings(settings);
-            }
-            auto
-        }
-    };
-    let result = compiled.render_prompt(&retained.declared, &retained.parameters, &auto);
-    // Kept for the next render only without this render's own objects.
-    if plain {
-        retained.auto = Some(auto);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,29 +365,41 @@ mod tests {
         serde_json::from_str(json).unwrap()
     }
 
+    fn render(t: &CompiledTemplate, r: &Retained) -> Result<String, PromptError> {
+        t.render_prompt(&r.declared, &r.parameters, &r.auto)
+    }
+
     #[test]
-    fn left_out_fields_keep_the_last_render_and_input_is_never_kept() {
-        let t =
-            CompiledTemplate::parse("{{ who }} {{ agent.name }} {{ conversation.turn }}").unwrap();
+    fn left_out_fields_keep_the_last_render_and_input_is_this_renders() {
+        let t = CompiledTemplate::parse(
+            "{{ who }} {{ agent.name }} {{ conversation.turn }} {{ input.x }}",
+        )
+        .unwrap();
         let mut retained = Retained::default();
-        let first = payload(
+        retained.update(payload(
             r#"{"parameters":{"who":"Ada"},"now":"2026-09-17T15:30:00.000Z",
                 "agent":{"id":"a.b","name":"B","version":"1.0.0"},
                 "conversation":{"id":"c","turn":2},"input":{"value":{"x":1}}}"#,
-        );
-        let once = retained.update(first);
-        assert_eq!(once.input, Some(serde_json::json!({"x": 1})));
-        assert_eq!(render(&t, &mut retained, once).unwrap(), "Ada B 2");
-        // Nothing sent: the same answer, from the kept values.
-        let again = retained.update(payload("{}"));
-        assert!(again.input.is_none());
-        assert_eq!(render(&t, &mut retained, again).unwrap(), "Ada B 2");
-        // A null conversation is one the turn does not have.
-        let gone = retained.update(payload(r#"{"conversation":null}"#));
+        ));
+        assert_eq!(render(&t, &retained).unwrap(), "Ada B 2 1");
+        // An empty text is not parsed and changes nothing (the input included).
+        assert_eq!(render(&t, &retained).unwrap(), "Ada B 2 1");
+        // A payload without input is a render without input; a null conversation is none.
+        retained.update(payload(r#"{"parameters":{"who":"Bo"}}"#));
         assert_eq!(
-            render(&t, &mut retained, gone).unwrap_err(),
+            render(&t, &retained).unwrap_err(),
+            PromptError::UnresolvedVariable("input".into())
+        );
+        retained.update(payload(
+            r#"{"conversation":null,"input":{"value":{"x":2}}}"#,
+        ));
+        assert_eq!(
+            render(&t, &retained).unwrap_err(),
             PromptError::UnresolvedVariable("conversation".into())
         );
+        // Dropped objects are gone, and marked so that an empty text is refused.
+        retained.drop_objects();
+        assert!(retained.objects_dropped && !retained.auto_has_objects);
         // Unknown fields are the loader's mistake, refused.
         assert!(serde_json::from_str::<RenderPayload>(r#"{"nowish":"x"}"#).is_err());
     }

@@ -260,6 +260,31 @@ test('a render never answers from the values a previous render of the template s
   assert.throws(() => renderInstructions(agent, context), (e) => e.code === 'invalid-argument');
   context.parameters.who = 'Eve';
   assert.equal(rendered(), 'R/1.0.1 2026-09-17T15:30:00.001Z Eve 1 2 silver back 6');
+  // Input and settings, compared by their JSON text: reused when equal, gone when absent,
+  // and never reused from a text too long to keep.
+  const onlyInput = { ...agent, instructions: '{{ input.x | size }}', parameters: [] };
+  const turn = { parameters: {}, input: { x: 'a' }, clock };
+  const size = () => {
+    const r = renderInstructions(onlyInput, turn);
+    return r.ok ? r.value.rendered : r.error.message;
+  };
+  assert.equal(size(), '1');
+  assert.equal(size(), '1');
+  turn.input.x = 'ab';
+  assert.equal(size(), '2');
+  delete turn.input;
+  assert.equal(size(), 'Template references an unresolved variable: input');
+  assert.equal(size(), 'Template references an unresolved variable: input');
+  turn.input = { x: 'é'.repeat(30000) }; // 60 KB of UTF-8 in 30,000 UTF-16 units
+  assert.equal(size(), '30000');
+  assert.equal(size(), '30000');
+  turn.input = { x: 'x'.repeat(70000) };
+  assert.equal(size(), '70000');
+  assert.equal(size(), '70000');
+  delete turn.input;
+  assert.equal(size(), 'Template references an unresolved variable: input');
+  turn.input = { x: 'abc' };
+  assert.equal(size(), '3');
   // Every step answered as a fresh render of the same values would (a new template text each).
   const fresh = renderInstructions({ ...agent, instructions: `${template} ` }, context);
   assert.equal(fresh.value.rendered, `${rendered()} `);
