@@ -36,3 +36,25 @@ pub fn shared_file(relative: &str) -> Option<String> {
         Err(e) => panic!("cannot read {}: {e}", path.display()),
     }
 }
+
+/// Runs `f` on this thread alone (rayon's work included, on a one-thread pool that uses this
+/// thread) and returns its result and the CPU time this thread spent on it.
+///
+/// Time bounds in tests are on CPU time: the tests of a binary run side by side and CI
+/// machines are shared, which stretches wall-clock time many times over, while a
+/// backtracking or quadratic algorithm is still seconds of CPU.
+pub fn cpu_timed<T: Send>(f: impl FnOnce() -> T + Send) -> (T, std::time::Duration) {
+    thread_local! {
+        // Built once per thread: a thread stays registered with such a pool after it drops.
+        static POOL: rayon::ThreadPool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .use_current_thread()
+            .build()
+            .expect("a one-thread pool on this thread");
+    }
+    POOL.with(|pool| {
+        let start = cpu_time::ThreadTime::now();
+        let out = pool.install(f);
+        (out, start.elapsed())
+    })
+}
