@@ -54,7 +54,7 @@ fn setup() -> (RunStart, RunRequest) {
             "instructions": "You help {{ customer }} of {{ company }} on {{ today }}.\n{% if vip %}VIP.{% endif %} Tone: {{ settings[\"bench.style\"].tone }}, {{ settings[\"bench.style\"].maxWords }} words.",
             "parameters": [{"name": "customer", "type": "string"}, {"name": "company", "type": "string", "default": "Acme"}, {"name": "vip", "type": "boolean", "required": false, "default": false}],
             "settings": [{"id": "bench.style", "version": "^1.0.0"}],
-            "capabilities": [llm, {"kind": "embedding", "needs": []}],
+            "capabilities": [llm, {"kind": "embedding", "needs": [{"contextWindow": {"op": ">=", "value": 1}}]}],
             "tools": refs,
             "guardrails": ["bench.guard-a", "bench.guard-b"],
             "preferredProvider": medium.preferred_provider
