@@ -364,7 +364,10 @@ function renderInstructions(agent, context, prompt) {
   expectString(identity.id, 'agent.id');
   expectString(identity.name, 'agent.name');
   expectString(identity.version, 'agent.version');
-  const entry = templateEntry(template);
+  // A render reached from inside another (a getter or `toJSON` of a value being sent) gets a
+  // template of its own, so that it never changes what the outer render is sending against.
+  const entry = renderDepth === 0 ? templateEntry(template) : freshEntry(template, false);
+  renderDepth++;
   let outcome;
   try {
     const payload = renderPayload(entry, template, declared, context, now, identity);
@@ -386,6 +389,7 @@ function renderInstructions(agent, context, prompt) {
     entry.sentText = undefined;
     throw e;
   } finally {
+    renderDepth--;
     if (!entry.kept) native.releaseTemplate(entry.prepared);
   }
   if (typeof outcome === 'string') {
@@ -464,6 +468,9 @@ const TEMPLATE_MAP_MAX_LENGTH = 256 * 1024;
 /** Names remembered per template (callers with endless distinct parameter names). */
 const NAMES_PER_TEMPLATE_CAP = 256;
 
+/** How many renders are in progress on this thread (more than one: a nested render). */
+let renderDepth = 0;
+
 function templateEntry(template) {
   let entry = templateEntries.get(template);
   if (entry === undefined) {
@@ -472,46 +479,51 @@ function templateEntry(template) {
       templateEntries.clear();
       native.releaseAllTemplates();
     }
-    entry = {
-      /** The native template's number; released with the entry. */
-      prepared: native.prepareTemplate(template),
-      /** Whether the map keeps it (else it is released after its render). */
-      kept,
-      // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
-      // reads a global whose name need not appear in the text.
-      computed: /(?:^|[^\w\])?-])\[/.test(template),
-      // `today` is the first 10 characters of `now`.
-      now: template.includes('now') || template.includes('today'),
-      agent: template.includes('agent'),
-      conversation: template.includes('conversation'),
-      input: template.includes('input'),
-      settings: template.includes('settings'),
-      occurs: new Map(),
-      /** The last list of supplied names asked about, and those of them that occur. */
-      lastKeys: undefined,
-      lastNames: undefined,
-      // What the native side retains from the last render (`RenderPayload` in
-      // src/render.rs); meaningful only while `synced`.
-      synced: false,
-      /** The declared and supplied parameters' values sent last, when all were plain. */
-      sentParameters: undefined,
-      /** Candidate of `sentParameters` for the render in flight. */
-      pendingParameters: undefined,
-      sentNow: '',
-      sentAgentId: '',
-      sentAgentName: '',
-      sentAgentVersion: '',
-      /** `undefined` for a turn without a conversation. */
-      sentConversationId: undefined,
-      sentConversationTurn: undefined,
-      /** The last JSON text sent (unless longer than `SENT_TEXT_MAX_LENGTH`). */
-      sentText: undefined,
-      /** Whether the native side holds an `input` or `settings` from the last text. */
-      sentObjects: false,
-    };
+    entry = freshEntry(template, kept);
     if (kept) templateEntries.set(template, entry);
   }
   return entry;
+}
+
+/** A new entry with its own native template; `kept` when the map holds it. */
+function freshEntry(template, kept) {
+  return {
+    /** The native template's number; released with the entry. */
+    prepared: native.prepareTemplate(template),
+    /** Whether the map keeps it (else it is released after its render). */
+    kept,
+    // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
+    // reads a global whose name need not appear in the text.
+    computed: /(?:^|[^\w\])?-])\[/.test(template),
+    // `today` is the first 10 characters of `now`.
+    now: template.includes('now') || template.includes('today'),
+    agent: template.includes('agent'),
+    conversation: template.includes('conversation'),
+    input: template.includes('input'),
+    settings: template.includes('settings'),
+    occurs: new Map(),
+    /** The last list of supplied names asked about, and those of them that occur. */
+    lastKeys: undefined,
+    lastNames: undefined,
+    // What the native side retains from the last render (`RenderPayload` in
+    // src/render.rs); meaningful only while `synced`.
+    synced: false,
+    /** The declared and supplied parameters' values sent last, when all were plain. */
+    sentParameters: undefined,
+    /** Candidate of `sentParameters` for the render in flight. */
+    pendingParameters: undefined,
+    sentNow: '',
+    sentAgentId: '',
+    sentAgentName: '',
+    sentAgentVersion: '',
+    /** `undefined` for a turn without a conversation. */
+    sentConversationId: undefined,
+    sentConversationTurn: undefined,
+    /** The last JSON text sent (unless longer than `SENT_TEXT_MAX_LENGTH`). */
+    sentText: undefined,
+    /** Whether the native side holds an `input` or `settings` from the last text. */
+    sentObjects: false,
+  };
 }
 
 function occurs(entry, template, name) {

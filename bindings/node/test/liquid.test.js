@@ -289,3 +289,27 @@ test('a render never answers from the values a previous render of the template s
   const fresh = renderInstructions({ ...agent, instructions: `${template} ` }, context);
   assert.equal(fresh.value.rendered, `${rendered()} `);
 });
+
+test('a render reached from inside another answers for itself and leaves the outer one intact', () => {
+  const clock = () => new Date('2026-09-17T15:30:00.000Z');
+  const inner = { id: 'acme.i', name: 'I', version: '1.0.0', instructions: 'inner {{ x }}', parameters: [] };
+  const outer = { id: 'acme.o', name: 'O', version: '1.0.0', instructions: '{{ a }} / {{ b.v }}', parameters: [] };
+  let n = 0;
+  const parameters = {
+    a: 1,
+    b: {
+      // Read while the outer render's values are sent: renders the inner template, and the
+      // outer template itself, with other values.
+      get v() {
+        n++;
+        const same = renderInstructions(outer, { parameters: { a: 'nested', b: { v: 'n' } }, clock });
+        assert.equal(same.value.rendered, 'nested / n');
+        return renderInstructions(inner, { parameters: { x: n }, clock }).value.rendered;
+      },
+    },
+  };
+  assert.equal(renderInstructions(outer, { parameters, clock }).value.rendered, '1 / inner 1');
+  parameters.a = 2;
+  assert.equal(renderInstructions(outer, { parameters, clock }).value.rendered, '2 / inner 2');
+  assert.equal(renderInstructions(outer, { parameters: { a: 3, b: { v: 'plain' } }, clock }).value.rendered, '3 / plain');
+});
