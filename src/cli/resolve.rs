@@ -1,7 +1,8 @@
 //! `runstart resolve <index.json>... --tool <id> --range <range>` and `--agents`: resolve tool
 //! references against the tools of one or more pack indexes, as run start would.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, load_index_file, write_json};
+use super::files::load_index_file;
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
 use runstart::catalog::{Catalog, ToolRange};
 use runstart::range::parse_version;
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! `runstart template <file>` and `runstart template --jsonl`.
 
 use super::jsonl::{self, DEFAULT_MAX_LINE_BYTES, line_error};
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, write_json};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, write_json};
 use runstart::template::{AllowedVariables, CompiledTemplate, InputPolicy, Segment};
 use serde_json::{Value, json};
 use std::io::Write;

@@ -5,7 +5,7 @@
 //! the scope's nodes plus its two sentinels. Every walk is iterative (`kosaraju_scc`, `Bfs`),
 //! so a 100,000-node chain costs heap, never call stack.
 
-use super::Sink;
+use super::context::Sink;
 use super::model::FlowView;
 use super::rules::first_index;
 use crate::diagnostics::IssueCode;

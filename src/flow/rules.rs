@@ -1,10 +1,10 @@
 //! Stage 2: the semantic rules of spec §2 that need no graph (1–3, 5–14), plus the
 //! reference checks beyond upstream. Each reports every violation, in walk order.
 
+use super::context::{FlowContext, Sink};
 use super::expr::{self, Site};
 use super::model::{FlowView, Kind, NodeView};
 use super::shape::{is_exact_version, is_integer, operand_problem};
-use super::{FlowContext, Sink, compile_output_schema};
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use serde_json::Value;
@@ -883,4 +883,20 @@ pub(crate) fn first_index<'a>(view: &FlowView<'a>, scope: usize) -> HashMap<&'a 
         }
     }
     map
+}
+
+/// Compiles a loop, fanout branch, subgraph or flow output schema.
+///
+/// Upstream compiles these with Ajv 2020-12 in strict mode (spec §2.1); this uses the shared
+/// compile-once strict compiler ([`crate::schema::SchemaCache::global`]), the same one agent
+/// output schemas and settings schemas go through. One issue per reason, at `at`; the
+/// messages are the compiler's.
+fn compile_output_schema(schema: &Value, at: &str) -> Vec<Issue> {
+    match crate::schema::SchemaCache::global().get(schema).as_ref() {
+        Ok(_) => Vec::new(),
+        Err(why) => why
+            .iter()
+            .map(|w| Issue::error(IssueCode::SchemaCompile, at, w.clone()))
+            .collect(),
+    }
 }

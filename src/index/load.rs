@@ -1,9 +1,10 @@
 //! Bytes → [`PackIndex`], collecting every problem.
 
+use super::limits::Limits;
 use super::limits::first_too_deep;
+use super::model::{Indexed, LISTS, PackIndex, kind_of_list, raw_list};
 use super::parse::{PARALLEL_MIN_BYTES, parse_document};
 use super::wire::Env;
-use super::{Indexed, Limits, PackIndex, raw_list};
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
 use crate::schema::issue_from_error;
@@ -30,7 +31,7 @@ pub struct Loaded<'a> {
 /// validator per entry kind, all built once from runstart's own pack index schema.
 struct ShapeValidators {
     envelope: jsonschema::Validator,
-    /// `(list name, validator for one entry)`, in [`super::LISTS`] order.
+    /// `(list name, validator for one entry)`, in [`LISTS`] order.
     entries: Vec<(&'static str, jsonschema::Validator)>,
 }
 
@@ -46,11 +47,11 @@ fn shape_validators() -> &'static ShapeValidators {
         let defs = full.get("$defs").cloned().unwrap_or(Value::Null);
         let mut envelope = full.clone();
         let mut entries = Vec::new();
-        for list in super::LISTS {
+        for list in LISTS {
             if let Some(prop) = envelope.pointer_mut(&format!("/properties/{list}")) {
                 *prop = serde_json::json!({"type": "array"});
             }
-            let kind = super::kind_of_list(list);
+            let kind = kind_of_list(list);
             let entry = serde_json::json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "$defs": defs,
@@ -205,7 +206,7 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
             };
         }
     };
-    for list in super::LISTS {
+    for list in LISTS {
         let n = raw_list(&document, list).len();
         if n > limits.max_entries_per_list() {
             report.push(Issue::error(

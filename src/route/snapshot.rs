@@ -1190,7 +1190,8 @@ impl<'s> Routed<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::route::route;
+    // The per-call path itself (`crate::route::route` only forwards to it).
+    use crate::route::reference::route;
     use serde_json::json;
 
     fn input(v: serde_json::Value) -> RouteInput {

@@ -101,7 +101,7 @@ impl Snapshot {
 
 /// Steps 3 and 4: the agent's tools, then its blocks, each through the turn's pins, then the
 /// agent's pins (made at registration). With no turn pins the answer is the same for every
-/// run, which is why registration keeps it (`PackState::repin`).
+/// run, which is why registration keeps it (`PackState::repin` in `register`).
 ///
 /// # Errors
 ///

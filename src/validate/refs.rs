@@ -3,6 +3,7 @@
 //! blocks. Upstream finds these at publish or only at turn start; runstart finds them at
 //! deploy.
 
+use super::published::PublishedTools;
 use crate::catalog::deploy_pin_message;
 use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
@@ -24,7 +25,7 @@ fn sorted(mut v: Versions) -> Versions {
 pub(crate) struct PackRefs<'a> {
     tools: HashMap<&'a str, Versions>,
     /// Tool versions already published where the pack deploys, when the caller gave them.
-    published: Option<&'a dyn super::PublishedTools>,
+    published: Option<&'a dyn PublishedTools>,
     blocks: HashMap<&'a str, Versions>,
     guardrails: HashSet<&'a str>,
     document: &'a Value,
@@ -38,7 +39,7 @@ impl<'a> PackRefs<'a> {
     pub(crate) fn new(
         index: &'a PackIndex,
         document: &'a Value,
-        published: Option<&'a dyn super::PublishedTools>,
+        published: Option<&'a dyn PublishedTools>,
     ) -> PackRefs<'a> {
         let pack_version = parse_version(&index.pack_version);
         let versions_of = |list: &str, default: Option<&Version>| {
