@@ -12,8 +12,8 @@ use super::prepare::pinned_plan;
 use crate::catalog::{Catalog, ToolRange};
 use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
-use crate::index::PackIndex;
-use crate::index::wire::{Agent, BlockKind, Instructions};
+use crate::index::wire::{Agent, Block, BlockKind, Instructions};
+use crate::index::{Indexed, PackIndex};
 use crate::range::{Range, compare_versions, parse_version};
 use crate::route::Capability;
 use crate::template::{CompiledTemplate, PromptParameter};
@@ -92,6 +92,59 @@ fn sorted_insert<T>(list: &mut Vec<T>, item: T, version: impl Fn(&T) -> &Version
     }
 }
 
+/// One data block of a pack, compiled; `None` (with its issue pushed) when its version or
+/// its prompt template does not parse.
+fn compile_block(b: &Indexed<Block>, issues: &mut Vec<Issue>) -> Option<CompiledBlock> {
+    let at = format!("/blocks/{}", b.index);
+    let Some(version) = parse_version(&b.entry.version) else {
+        issues.push(Issue::error(
+            IssueCode::InvalidBlock,
+            format!("{at}/version"),
+            "version must be major.minor.patch, e.g. \"1.0.0\"",
+        ));
+        return None;
+    };
+    let content = match b.entry.kind {
+        BlockKind::Prompt => {
+            let source = b
+                .entry
+                .content
+                .get("template")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            match CompiledTemplate::parse(source) {
+                Ok(t) => BlockContent::Prompt {
+                    template: Arc::new(t),
+                    params: parameters_of(
+                        b.entry.content.get("parameters").and_then(Value::as_array),
+                    ),
+                },
+                Err(e) => {
+                    issues.push(template_issue(
+                        &e,
+                        source,
+                        &format!("{at}/content/template"),
+                    ));
+                    return None;
+                }
+            }
+        }
+        BlockKind::Settings => BlockContent::Settings {
+            values: b
+                .entry
+                .content
+                .get("values")
+                .cloned()
+                .unwrap_or(Value::Null),
+        },
+    };
+    Some(CompiledBlock {
+        version,
+        version_text: b.entry.version.clone(),
+        content,
+    })
+}
+
 impl PackState {
     /// Remakes the pinned plans of the agents with the given ids (every version of each)
     /// against the current tools and blocks.
@@ -152,6 +205,36 @@ impl PackState {
     pub fn add_pack(&mut self, pack: &PackIndex) -> Result<(), Vec<Issue>> {
         let mut next = self.clone();
         let mut issues = Vec::new();
+        let touched_tools = next.add_tools(pack, &mut issues);
+        for g in &pack.guardrails {
+            next.guardrails
+                .insert(g.entry.id.clone(), Arc::new(g.entry.clone()));
+        }
+        let touched_blocks = next.add_blocks(pack, &mut issues);
+        let new_agents = next.add_agents(pack, &mut issues);
+        if !issues.is_empty() {
+            return Err(issues);
+        }
+        // Re-pin the new agents and every agent that references a tool or block the pack
+        // brought (its pins may now reach a version that did not exist before).
+        let mut affected: std::collections::BTreeSet<Arc<str>> = new_agents.into_iter().collect();
+        for id in &touched_tools {
+            affected.extend(next.users_of_tool(id));
+        }
+        for id in touched_blocks {
+            if let Some(users) = next.block_users.get(id) {
+                affected.extend(users.iter().cloned());
+            }
+        }
+        next.repin(&affected);
+        next.id = next_pack_state_id();
+        *self = next;
+        Ok(())
+    }
+
+    /// `add_pack`'s tools: the pack's tool versions merged into each id's records (a version
+    /// already registered is replaced). Returns the ids it touched, in pack order.
+    fn add_tools(&mut self, pack: &PackIndex, issues: &mut Vec<Issue>) -> Vec<Arc<str>> {
         // Tool records per id, in pack order.
         let mut new_tools: Vec<(&str, Vec<ToolRecord>)> = Vec::new();
         for t in &pack.tools {
@@ -175,7 +258,7 @@ impl PackState {
         }
         let mut touched_tools = Vec::with_capacity(new_tools.len());
         for (id, added) in new_tools {
-            let mut records = next
+            let mut records = self
                 .tools
                 .get(id)
                 .map(|t| t.records.clone())
@@ -190,87 +273,51 @@ impl PackState {
                 }
             }
             let id: Arc<str> = Arc::from(id);
-            next.tools.insert(
+            self.tools.insert(
                 Arc::clone(&id),
                 Arc::new(ToolVersions::from_records(records)),
             );
             touched_tools.push(id);
         }
-        for g in &pack.guardrails {
-            next.guardrails
-                .insert(g.entry.id.clone(), Arc::new(g.entry.clone()));
-        }
+        touched_tools
+    }
+
+    /// `add_pack`'s blocks: each compiled and inserted among its id's versions (highest
+    /// first). Returns the ids it touched, in pack order.
+    fn add_blocks<'p>(&mut self, pack: &'p PackIndex, issues: &mut Vec<Issue>) -> Vec<&'p str> {
         let mut touched_blocks: Vec<&str> = Vec::new();
         for b in &pack.blocks {
-            let at = format!("/blocks/{}", b.index);
-            let Some(version) = parse_version(&b.entry.version) else {
-                issues.push(Issue::error(
-                    IssueCode::InvalidBlock,
-                    format!("{at}/version"),
-                    "version must be major.minor.patch, e.g. \"1.0.0\"",
-                ));
+            let Some(block) = compile_block(b, issues) else {
                 continue;
             };
-            let content = match b.entry.kind {
-                BlockKind::Prompt => {
-                    let source = b
-                        .entry
-                        .content
-                        .get("template")
-                        .and_then(Value::as_str)
-                        .unwrap_or("");
-                    match CompiledTemplate::parse(source) {
-                        Ok(t) => BlockContent::Prompt {
-                            template: Arc::new(t),
-                            params: parameters_of(
-                                b.entry.content.get("parameters").and_then(Value::as_array),
-                            ),
-                        },
-                        Err(e) => {
-                            issues.push(template_issue(
-                                &e,
-                                source,
-                                &format!("{at}/content/template"),
-                            ));
-                            continue;
-                        }
-                    }
-                }
-                BlockKind::Settings => BlockContent::Settings {
-                    values: b
-                        .entry
-                        .content
-                        .get("values")
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                },
-            };
-            let block = Arc::new(CompiledBlock {
-                version,
-                version_text: b.entry.version.clone(),
-                content,
-            });
-            let mut versions: Vec<Arc<CompiledBlock>> = next
+            let mut versions: Vec<Arc<CompiledBlock>> = self
                 .blocks
                 .get(&b.entry.id)
                 .map(|v| v.as_ref().clone())
                 .unwrap_or_default();
-            sorted_insert(&mut versions, block, |b| &b.version);
-            next.blocks.insert(b.entry.id.clone(), Arc::new(versions));
+            sorted_insert(&mut versions, Arc::new(block), |b| &b.version);
+            self.blocks.insert(b.entry.id.clone(), Arc::new(versions));
             touched_blocks.push(&b.entry.id);
         }
+        touched_blocks
+    }
+
+    /// `add_pack`'s agents: each compiled and pinned against the tools and blocks registered
+    /// so far, recorded as a user of what it references, and inserted among its id's versions
+    /// (highest first, not yet re-pinned). Returns the ids, in pack order.
+    fn add_agents(&mut self, pack: &PackIndex, issues: &mut Vec<Issue>) -> Vec<Arc<str>> {
         let mut new_agents: Vec<Arc<str>> = Vec::new();
         for a in &pack.agents {
-            match next.compile_agent(&a.entry, a.index) {
+            match self.compile_agent(&a.entry, a.index) {
                 Ok(agent) => {
                     let id = Arc::clone(&agent.id);
                     for t in &agent.tools {
-                        add_user(&mut next.tool_users, &t.id, &id);
+                        add_user(&mut self.tool_users, &t.id, &id);
                     }
                     for r in agent.block_refs() {
-                        add_user(&mut next.block_users, &r.id, &id);
+                        add_user(&mut self.block_users, &r.id, &id);
                     }
-                    let mut versions: Vec<AgentSlot> = next
+                    let mut versions: Vec<AgentSlot> = self
                         .agents
                         .get(&id)
                         .map(|v| v.as_ref().clone())
@@ -283,30 +330,13 @@ impl PackState {
                         },
                         |slot| &slot.agent.version,
                     );
-                    next.agents.insert(Arc::clone(&id), Arc::new(versions));
+                    self.agents.insert(Arc::clone(&id), Arc::new(versions));
                     new_agents.push(id);
                 }
                 Err(mut e) => issues.append(&mut e),
             }
         }
-        if !issues.is_empty() {
-            return Err(issues);
-        }
-        // Re-pin the new agents and every agent that references a tool or block the pack
-        // brought (its pins may now reach a version that did not exist before).
-        let mut affected: std::collections::BTreeSet<Arc<str>> = new_agents.into_iter().collect();
-        for id in &touched_tools {
-            affected.extend(next.users_of_tool(id));
-        }
-        for id in touched_blocks {
-            if let Some(users) = next.block_users.get(id) {
-                affected.extend(users.iter().cloned());
-            }
-        }
-        next.repin(&affected);
-        next.id = next_pack_state_id();
-        *self = next;
-        Ok(())
+        new_agents
     }
 
     fn pick_block(&self, id: &str, range: &Range) -> Option<&Arc<CompiledBlock>> {
@@ -373,6 +403,44 @@ impl PackState {
                 "version must be a valid semver string",
             )]);
         };
+        let tools = self.tool_refs(agent, &base, &mut issues);
+        let Some(instructions) = self.instructions(agent, &base, &mut issues) else {
+            return Err(issues);
+        };
+        let settings = self.settings_refs(agent, &base, &mut issues);
+        let model_settings = agent.model_settings.as_ref().and_then(|m| {
+            let (id, range) = (m.get("id")?.as_str()?, m.get("version")?.as_str()?);
+            self.block_ref(
+                (&agent.id, BlockRole::ModelSettings),
+                id,
+                range,
+                &format!("{base}/modelSettings/version"),
+                &mut issues,
+            )
+        });
+        let capabilities = compile_capabilities(agent, &base, &mut issues);
+        if !issues.is_empty() {
+            return Err(issues);
+        }
+        Ok(CompiledAgent {
+            id: Arc::from(agent.id.as_str()),
+            version,
+            version_text: Arc::from(agent.version.as_str()),
+            agent_value: serde_json::json!({"id": agent.id, "name": agent.name, "version": agent.version}),
+            tools,
+            guardrails: agent.guardrails.clone().unwrap_or_default().into(),
+            instructions,
+            settings,
+            model_settings,
+            capabilities,
+            preferred_provider: agent.preferred_provider.clone(),
+            preferred_model: agent.preferred_model.clone(),
+        })
+    }
+
+    /// `compile_agent`'s tool references: each range parsed and pinned to the highest
+    /// version the tenant's catalog resolves it to (no pin, and an issue, when none does).
+    fn tool_refs(&self, agent: &Agent, base: &str, issues: &mut Vec<Issue>) -> Vec<ToolRefC> {
         let mut tools = Vec::with_capacity(agent.tools.len());
         for (j, t) in agent.tools.iter().enumerate() {
             let range = ToolRange::new(&t.version);
@@ -407,28 +475,43 @@ impl PackState {
                 pin,
             });
         }
-        let instructions = match &agent.instructions {
+        tools
+    }
+
+    /// `compile_agent`'s instructions: the inline template parsed, or the prompt block
+    /// reference pinned. `None` when that fails (its issue is pushed).
+    fn instructions(
+        &self,
+        agent: &Agent,
+        base: &str,
+        issues: &mut Vec<Issue>,
+    ) -> Option<InstructionsSource> {
+        match &agent.instructions {
             Instructions::Template(source) => match CompiledTemplate::parse(source) {
-                Ok(t) => InstructionsSource::Inline {
+                Ok(t) => Some(InstructionsSource::Inline {
                     template: Arc::new(t),
                     params: parameters_of(agent.parameters.as_ref()),
-                },
+                }),
                 Err(e) => {
                     issues.push(template_issue(&e, source, &format!("{base}/instructions")));
-                    return Err(issues);
+                    None
                 }
             },
-            Instructions::Prompt(p) => match self.block_ref(
-                (&agent.id, BlockRole::Prompt),
-                &p.prompt,
-                &p.version,
-                &format!("{base}/instructions/version"),
-                &mut issues,
-            ) {
-                Some(r) => InstructionsSource::Block(Box::new(r)),
-                None => return Err(issues),
-            },
-        };
+            Instructions::Prompt(p) => self
+                .block_ref(
+                    (&agent.id, BlockRole::Prompt),
+                    &p.prompt,
+                    &p.version,
+                    &format!("{base}/instructions/version"),
+                    issues,
+                )
+                .map(|r| InstructionsSource::Block(Box::new(r))),
+        }
+    }
+
+    /// `compile_agent`'s settings block references, pinned; entries without a string `id`
+    /// and `version` are skipped (deploy validation reports them).
+    fn settings_refs(&self, agent: &Agent, base: &str, issues: &mut Vec<Issue>) -> Vec<BlockRef> {
         let mut settings = Vec::new();
         for (j, s) in agent.settings.iter().flatten().enumerate() {
             let (Some(id), Some(range)) = (
@@ -442,63 +525,47 @@ impl PackState {
                 id,
                 range,
                 &format!("{base}/settings/{j}/version"),
-                &mut issues,
+                issues,
             ) {
                 settings.push(r);
             }
         }
-        let model_settings = agent.model_settings.as_ref().and_then(|m| {
-            let (id, range) = (m.get("id")?.as_str()?, m.get("version")?.as_str()?);
-            self.block_ref(
-                (&agent.id, BlockRole::ModelSettings),
-                id,
-                range,
-                &format!("{base}/modelSettings/version"),
-                &mut issues,
-            )
-        });
-        let mut capabilities = Vec::new();
-        for (k, c) in agent.capabilities.iter().enumerate() {
-            // Deploy validation's check first, so both refuse a declaration with its issues.
-            let at = format!("{base}/capabilities/{k}");
-            let problems = crate::route::validate_capability(c);
-            if !problems.is_empty() {
-                issues.extend(problems.into_iter().map(|issue| issue.under(&at)));
-                continue;
-            }
-            // Closed like every routing input: a misspelt field is named at its pointer.
-            match crate::input::from_value::<Capability>(c.clone()) {
-                Ok(capability) => capabilities.push(CompiledCapability {
-                    kind: Arc::from(capability.kind_or_default()),
-                    capability: crate::route::CompiledCapability::new(
-                        capability,
-                        agent.preferred_provider.clone(),
-                        agent.preferred_model.clone(),
-                    ),
-                }),
-                Err(e) => issues.push(Issue::error(
-                    IssueCode::InvalidCapability,
-                    format!("{base}/capabilities/{k}{}", e.pointer()),
-                    format!("not a capability declaration: {}", e.message()),
-                )),
-            }
-        }
-        if !issues.is_empty() {
-            return Err(issues);
-        }
-        Ok(CompiledAgent {
-            id: Arc::from(agent.id.as_str()),
-            version,
-            version_text: Arc::from(agent.version.as_str()),
-            agent_value: serde_json::json!({"id": agent.id, "name": agent.name, "version": agent.version}),
-            tools,
-            guardrails: agent.guardrails.clone().unwrap_or_default().into(),
-            instructions,
-            settings,
-            model_settings,
-            capabilities,
-            preferred_provider: agent.preferred_provider.clone(),
-            preferred_model: agent.preferred_model.clone(),
-        })
+        settings
     }
+}
+
+/// An agent's capability declarations, checked as deploy validation checks them and compiled
+/// for routing with the agent's preferred provider and model.
+fn compile_capabilities(
+    agent: &Agent,
+    base: &str,
+    issues: &mut Vec<Issue>,
+) -> Vec<CompiledCapability> {
+    let mut capabilities = Vec::new();
+    for (k, c) in agent.capabilities.iter().enumerate() {
+        // Deploy validation's check first, so both refuse a declaration with its issues.
+        let at = format!("{base}/capabilities/{k}");
+        let problems = crate::route::validate_capability(c);
+        if !problems.is_empty() {
+            issues.extend(problems.into_iter().map(|issue| issue.under(&at)));
+            continue;
+        }
+        // Closed like every routing input: a misspelt field is named at its pointer.
+        match crate::input::from_value::<Capability>(c.clone()) {
+            Ok(capability) => capabilities.push(CompiledCapability {
+                kind: Arc::from(capability.kind_or_default()),
+                capability: crate::route::CompiledCapability::new(
+                    capability,
+                    agent.preferred_provider.clone(),
+                    agent.preferred_model.clone(),
+                ),
+            }),
+            Err(e) => issues.push(Issue::error(
+                IssueCode::InvalidCapability,
+                format!("{base}/capabilities/{k}{}", e.pointer()),
+                format!("not a capability declaration: {}", e.message()),
+            )),
+        }
+    }
+    capabilities
 }
