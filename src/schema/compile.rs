@@ -1286,8 +1286,8 @@ impl<'s> Compiler<'s> {
         }
     }
 
-    // One arm per keyword, each in Ajv's words: guards inside the arms read closer to Ajv.
-    #[allow(clippy::too_many_lines, clippy::collapsible_match)]
+    // One method per family of keywords, one arm per keyword, each in Ajv's words: guards
+    // inside the arms read closer to Ajv.
     fn keyword(
         &mut self,
         cx: &mut Cx,
@@ -1300,11 +1300,52 @@ impl<'s> Compiler<'s> {
         let Some(value) = m.get(kw) else {
             return Ok(());
         };
-        let path = format!("{}/{kw}", cx.err);
-        let num = |v: &Value| -> R<f64> {
-            v.as_f64()
-                .ok_or_else(|| format!("{kw} value must be \"number\""))
+        let k = Kw {
+            m,
+            this,
+            kw,
+            value,
+            path: format!("{}/{kw}", cx.err),
+            group,
         };
+        match kw {
+            "$dynamicAnchor" | "$recursiveAnchor" | "$dynamicRef" | "$recursiveRef" | "$ref"
+            | "const" | "enum" => self.core_keyword(cx, k, out),
+            "not" | "anyOf" | "oneOf" | "allOf" | "if" | "then" | "else" => {
+                self.applicator_keyword(cx, k, out)
+            }
+            "maximum" | "minimum" | "exclusiveMaximum" | "exclusiveMinimum" | "multipleOf"
+            | "maxLength" | "minLength" | "maxProperties" | "minProperties" | "maxItems"
+            | "minItems" => self.number_keyword(k, out),
+            "pattern"
+            | "format"
+            | "formatMaximum"
+            | "formatMinimum"
+            | "formatExclusiveMaximum"
+            | "formatExclusiveMinimum" => self.string_keyword(cx, k, out),
+            "uniqueItems" | "prefixItems" | "items" | "contains" | "maxContains"
+            | "minContains" | "unevaluatedItems" => self.array_keyword(cx, k, out),
+            "required" | "propertyNames" | "additionalProperties" | "unevaluatedProperties" => {
+                self.object_keyword(cx, k, out)
+            }
+            "dependentRequired" | "dependencies" | "dependentSchemas" => {
+                self.dependencies_keyword(cx, k, out)
+            }
+            "properties" | "patternProperties" => self.properties_keyword(cx, k, out),
+            _ => Ok(()),
+        }
+    }
+
+    /// References, dynamic anchors, `const` and `enum`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn core_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            this,
+            kw,
+            value,
+            path,
+            ..
+        } = k;
         match kw {
             "$dynamicAnchor" => {
                 let Value::String(name) = value else {
@@ -1358,7 +1399,6 @@ impl<'s> Compiler<'s> {
                 let step = self.reference(cx, r)?;
                 out.push(step);
             }
-            "type" | "nullable" => {}
             "const" => out.push(Step::Const {
                 value: value.clone(),
                 param: js_json(value),
@@ -1377,6 +1417,18 @@ impl<'s> Compiler<'s> {
                     path,
                 });
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `not`, `anyOf`/`oneOf`/`allOf` and `if`/`then`/`else`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn applicator_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m, kw, value, path, ..
+        } = k;
+        match kw {
             "not" => {
                 let node = if self.always_valid(value)? {
                     None
@@ -1458,6 +1510,18 @@ impl<'s> Compiler<'s> {
                     self.strict(format!("\"{kw}\" without \"if\" is ignored"))?;
                 }
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Numeric limits: `maximum` and the like, `multipleOf`, and the length and count limits.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn number_keyword(&mut self, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            kw, value, path, ..
+        } = k;
+        match kw {
             "maximum" | "minimum" | "exclusiveMaximum" | "exclusiveMinimum" => {
                 let (cmp, text) = match kw {
                     "maximum" => (Cmp::Max, "<="),
@@ -1465,7 +1529,7 @@ impl<'s> Compiler<'s> {
                     "exclusiveMaximum" => (Cmp::ExMax, "<"),
                     _ => (Cmp::ExMin, ">"),
                 };
-                let limit = num(value)?;
+                let limit = number_value(kw, value)?;
                 let shown = value
                     .as_number()
                     .map(super::text::js_number_of)
@@ -1479,7 +1543,7 @@ impl<'s> Compiler<'s> {
                 });
             }
             "multipleOf" => {
-                let by = num(value)?;
+                let by = number_value(kw, value)?;
                 let shown = value
                     .as_number()
                     .map(super::text::js_number_of)
@@ -1493,7 +1557,7 @@ impl<'s> Compiler<'s> {
             }
             "maxLength" | "minLength" | "maxProperties" | "minProperties" | "maxItems"
             | "minItems" => {
-                let limit = num(value)?;
+                let limit = number_value(kw, value)?;
                 let max = kw.starts_with("max");
                 let shown = value
                     .as_number()
@@ -1535,6 +1599,23 @@ impl<'s> Compiler<'s> {
                     },
                 });
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `pattern`, `format` and the `format*` limits.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn string_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m,
+            kw,
+            value,
+            path,
+            group,
+            ..
+        } = k;
+        match kw {
             "pattern" => {
                 let Value::String(source) = value else {
                     return Err("pattern value must be \"string\"".to_owned());
@@ -1581,30 +1662,18 @@ impl<'s> Compiler<'s> {
                     ));
                 }
             }
-            "required" => {
-                let Value::Array(list) = value else {
-                    return Err("required value must be [\"array\"]".to_owned());
-                };
-                if list.is_empty() {
-                    return Ok(());
-                }
-                let props: Vec<String> = list
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect();
-                let own = m.get("properties").and_then(Value::as_object);
-                for r in &props {
-                    let defined =
-                        own.is_some_and(|p| p.contains_key(r)) || cx.defined.borrow().contains(r);
-                    if !defined {
-                        self.strict(format!(
-                            "required property \"{r}\" is not defined at \"{}{}\" (strictRequired)",
-                            self.envs[cx.env].base_id, cx.err
-                        ))?;
-                    }
-                }
-                out.push(Step::Required { props, path });
-            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Array keywords: `uniqueItems`, `prefixItems`, `items`, `contains` and its bounds, `unevaluatedItems`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn array_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m, kw, value, path, ..
+        } = k;
+        match kw {
             "uniqueItems" => {
                 if value == &Value::Bool(true) {
                     let scalar = match m.get("items") {
@@ -1710,6 +1779,43 @@ impl<'s> Compiler<'s> {
                 };
                 out.push(Step::UnevaluatedItems { node, path });
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Object keywords: `required`, `propertyNames`, `additionalProperties`,
+    /// `unevaluatedProperties`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn object_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m, kw, value, path, ..
+        } = k;
+        match kw {
+            "required" => {
+                let Value::Array(list) = value else {
+                    return Err("required value must be [\"array\"]".to_owned());
+                };
+                if list.is_empty() {
+                    return Ok(());
+                }
+                let props: Vec<String> = list
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect();
+                let own = m.get("properties").and_then(Value::as_object);
+                for r in &props {
+                    let defined =
+                        own.is_some_and(|p| p.contains_key(r)) || cx.defined.borrow().contains(r);
+                    if !defined {
+                        self.strict(format!(
+                            "required property \"{r}\" is not defined at \"{}{}\" (strictRequired)",
+                            self.envs[cx.env].base_id, cx.err
+                        ))?;
+                    }
+                }
+                out.push(Step::Required { props, path });
+            }
             "propertyNames" => {
                 if self.always_valid(value)? {
                     return Ok(());
@@ -1747,6 +1853,90 @@ impl<'s> Compiler<'s> {
                     path,
                 });
             }
+            "unevaluatedProperties" => {
+                self.track_evaluated = true;
+                let node = match value {
+                    Value::Bool(false) => None,
+                    v if self.always_valid(v)? => {
+                        out.push(Step::EvaluateAll { props: true });
+                        return Ok(());
+                    }
+                    v => {
+                        let child = Self::child_data(cx, path.clone(), Vec::new());
+                        Some(self.sub(child, v)?)
+                    }
+                };
+                out.push(Step::UnevaluatedProperties { node, path });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `dependentRequired`, `dependentSchemas` and draft 7's `dependencies` (both kinds).
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn dependencies_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            kw, value, path, ..
+        } = k;
+        match kw {
+            "dependentRequired" | "dependencies" | "dependentSchemas" => {
+                let Value::Object(deps) = value else {
+                    return Err(format!("{kw} value must be \"object\""));
+                };
+                let keyword: &'static str = match kw {
+                    "dependentRequired" => "dependentRequired",
+                    "dependencies" => "dependencies",
+                    _ => "dependentSchemas",
+                };
+                let mut prop_deps = Vec::new();
+                let mut sch_deps = Vec::new();
+                for (prop, d) in deps {
+                    match d {
+                        Value::Array(list) if kw != "dependentSchemas" => {
+                            if !list.is_empty() {
+                                let names = list
+                                    .iter()
+                                    .filter_map(|v| v.as_str().map(str::to_owned))
+                                    .collect();
+                                prop_deps.push((prop.clone(), names));
+                            }
+                        }
+                        s if kw != "dependentRequired" => {
+                            if !self.always_valid(s)? {
+                                let child = Self::child_same(
+                                    cx,
+                                    format!("{path}/{}", escape_fragment(prop)),
+                                );
+                                sch_deps.push((prop.clone(), self.sub(child, s)?));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if !prop_deps.is_empty() {
+                    out.push(Step::PropertyDeps {
+                        deps: prop_deps,
+                        keyword,
+                        path,
+                    });
+                }
+                if !sch_deps.is_empty() {
+                    out.push(Step::SchemaDeps(sch_deps));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `properties` and `patternProperties`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn properties_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m, kw, value, path, ..
+        } = k;
+        match kw {
             "properties" => {
                 let Value::Object(props) = value else {
                     return Err("properties value must be \"object\"".to_owned());
@@ -1819,70 +2009,27 @@ impl<'s> Compiler<'s> {
                 }
                 out.push(Step::PatternProperties(compiled));
             }
-            "dependentRequired" | "dependencies" | "dependentSchemas" => {
-                let Value::Object(deps) = value else {
-                    return Err(format!("{kw} value must be \"object\""));
-                };
-                let keyword: &'static str = match kw {
-                    "dependentRequired" => "dependentRequired",
-                    "dependencies" => "dependencies",
-                    _ => "dependentSchemas",
-                };
-                let mut prop_deps = Vec::new();
-                let mut sch_deps = Vec::new();
-                for (prop, d) in deps {
-                    match d {
-                        Value::Array(list) if kw != "dependentSchemas" => {
-                            if !list.is_empty() {
-                                let names = list
-                                    .iter()
-                                    .filter_map(|v| v.as_str().map(str::to_owned))
-                                    .collect();
-                                prop_deps.push((prop.clone(), names));
-                            }
-                        }
-                        s if kw != "dependentRequired" => {
-                            if !self.always_valid(s)? {
-                                let child = Self::child_same(
-                                    cx,
-                                    format!("{path}/{}", escape_fragment(prop)),
-                                );
-                                sch_deps.push((prop.clone(), self.sub(child, s)?));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                if !prop_deps.is_empty() {
-                    out.push(Step::PropertyDeps {
-                        deps: prop_deps,
-                        keyword,
-                        path,
-                    });
-                }
-                if !sch_deps.is_empty() {
-                    out.push(Step::SchemaDeps(sch_deps));
-                }
-            }
-            "unevaluatedProperties" => {
-                self.track_evaluated = true;
-                let node = match value {
-                    Value::Bool(false) => None,
-                    v if self.always_valid(v)? => {
-                        out.push(Step::EvaluateAll { props: true });
-                        return Ok(());
-                    }
-                    v => {
-                        let child = Self::child_data(cx, path.clone(), Vec::new());
-                        Some(self.sub(child, v)?)
-                    }
-                };
-                out.push(Step::UnevaluatedProperties { node, path });
-            }
             _ => {}
         }
         Ok(())
     }
+}
+
+/// What every keyword arm reads: the schema object, the schema, the keyword, its value, its
+/// error path (`#/…/keyword`) and the data type group it sits in.
+struct Kw<'k, 's> {
+    m: &'s Map<String, Value>,
+    this: &'s Value,
+    kw: &'k str,
+    value: &'s Value,
+    path: String,
+    group: Option<Group>,
+}
+
+/// A numeric keyword's value.
+fn number_value(kw: &str, v: &Value) -> R<f64> {
+    v.as_f64()
+        .ok_or_else(|| format!("{kw} value must be \"number\""))
 }
 
 /// Deepest nesting of arrays and objects in `v`, found without recursion.
