@@ -1764,21 +1764,7 @@ impl<'s> Compiler<'s> {
                     self.strict(format!("\"{kw}\" without \"contains\" is ignored"))?;
                 }
             }
-            "unevaluatedItems" => {
-                self.track_evaluated = true;
-                let node = match value {
-                    Value::Bool(false) => None,
-                    v if self.always_valid(v)? => {
-                        out.push(Step::EvaluateAll { props: false });
-                        return Ok(());
-                    }
-                    v => {
-                        let child = Self::child_data(cx, path.clone(), Vec::new());
-                        Some(self.sub(child, v)?)
-                    }
-                };
-                out.push(Step::UnevaluatedItems { node, path });
-            }
+            "unevaluatedItems" => self.unevaluated(cx, value, path, false, out)?,
             _ => {}
         }
         Ok(())
@@ -1853,23 +1839,40 @@ impl<'s> Compiler<'s> {
                     path,
                 });
             }
-            "unevaluatedProperties" => {
-                self.track_evaluated = true;
-                let node = match value {
-                    Value::Bool(false) => None,
-                    v if self.always_valid(v)? => {
-                        out.push(Step::EvaluateAll { props: true });
-                        return Ok(());
-                    }
-                    v => {
-                        let child = Self::child_data(cx, path.clone(), Vec::new());
-                        Some(self.sub(child, v)?)
-                    }
-                };
-                out.push(Step::UnevaluatedProperties { node, path });
-            }
+            "unevaluatedProperties" => self.unevaluated(cx, value, path, true, out)?,
             _ => {}
         }
+        Ok(())
+    }
+
+    /// `unevaluatedItems` (`props` false) or `unevaluatedProperties` (true): `false` rejects
+    /// whatever nothing else evaluated, an always-valid schema marks everything evaluated,
+    /// any other schema checks each such item or property.
+    fn unevaluated(
+        &mut self,
+        cx: &mut Cx,
+        value: &'s Value,
+        path: String,
+        props: bool,
+        out: &mut Vec<Step>,
+    ) -> R<()> {
+        self.track_evaluated = true;
+        let node = match value {
+            Value::Bool(false) => None,
+            v if self.always_valid(v)? => {
+                out.push(Step::EvaluateAll { props });
+                return Ok(());
+            }
+            v => {
+                let child = Self::child_data(cx, path.clone(), Vec::new());
+                Some(self.sub(child, v)?)
+            }
+        };
+        out.push(if props {
+            Step::UnevaluatedProperties { node, path }
+        } else {
+            Step::UnevaluatedItems { node, path }
+        });
         Ok(())
     }
 

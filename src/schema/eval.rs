@@ -671,23 +671,7 @@ impl<'p> Run<'p> {
         ev: &mut Evaluated,
     ) {
         if let Value::Array(items) = data {
-            match node {
-                None => {
-                    if items.len() > *start {
-                        self.error(
-                            path,
-                            "items",
-                            json!({ "limit": start }),
-                            format!("must NOT have more than {start} items"),
-                        );
-                    }
-                }
-                Some(n) => {
-                    for (i, item) in items.iter().enumerate().skip(*start) {
-                        self.descend_index(i, *n, item);
-                    }
-                }
-            }
+            self.items_from(items, *start, *node, path, "items");
         }
         ev.all_items = true;
     }
@@ -794,22 +778,10 @@ impl<'p> Run<'p> {
         ev: &mut Evaluated,
     ) {
         if let Value::Object(obj) = data {
-            for (key, value) in obj {
-                if props.iter().any(|p| p == key) || patterns.iter().any(|p| p.is_match(key)) {
-                    continue;
-                }
-                match node {
-                    None => self.error(
-                        path,
-                        "additionalProperties",
-                        json!({ "additionalProperty": key }),
-                        "must NOT have additional properties".to_owned(),
-                    ),
-                    Some(n) => {
-                        self.descend_key(key, *n, value);
-                    }
-                }
-            }
+            let covered = |key: &str| {
+                props.iter().any(|p| p == key) || patterns.iter().any(|p| p.is_match(key))
+            };
+            self.other_props(obj, covered, *node, path, &ADDITIONAL);
         }
         ev.all_props = true;
     }
@@ -928,22 +900,7 @@ impl<'p> Run<'p> {
         if let Value::Object(obj) = data
             && !ev.all_props
         {
-            for (key, value) in obj {
-                if ev.has_prop(key) {
-                    continue;
-                }
-                match node {
-                    None => self.error(
-                        path,
-                        "unevaluatedProperties",
-                        json!({ "unevaluatedProperty": key }),
-                        "must NOT have unevaluated properties".to_owned(),
-                    ),
-                    Some(n) => {
-                        self.descend_key(key, *n, value);
-                    }
-                }
-            }
+            self.other_props(obj, |key| ev.has_prop(key), *node, path, &UNEVALUATED);
         }
         ev.all_props = true;
     }
@@ -959,28 +916,90 @@ impl<'p> Run<'p> {
         if let Value::Array(items) = data
             && !ev.all_items
         {
-            let from = ev.items;
-            match node {
-                None => {
-                    if items.len() > from {
-                        self.error(
-                            path,
-                            "unevaluatedItems",
-                            json!({ "limit": from }),
-                            format!("must NOT have more than {from} items"),
-                        );
-                    }
-                }
-                Some(n) => {
-                    for (i, item) in items.iter().enumerate().skip(from) {
-                        self.descend_index(i, *n, item);
-                    }
-                }
-            }
+            self.items_from(items, ev.items, *node, path, "unevaluatedItems");
         }
         ev.all_items = true;
     }
+
+    /// The properties of `obj` that `covered` does not claim: with no `node` each is an error
+    /// naming it (in `words`), else each is validated against `node`. The rest of
+    /// `additionalProperties` and of `unevaluatedProperties`.
+    fn other_props(
+        &mut self,
+        obj: &Map<String, Value>,
+        covered: impl Fn(&str) -> bool,
+        node: Option<NodeId>,
+        path: &str,
+        words: &OtherProps,
+    ) {
+        for (key, value) in obj {
+            if covered(key) {
+                continue;
+            }
+            match node {
+                None => self.error(
+                    path,
+                    words.keyword,
+                    json!({ words.param: key }),
+                    words.message.to_owned(),
+                ),
+                Some(n) => {
+                    self.descend_key(key, n, value);
+                }
+            }
+        }
+    }
+
+    /// The items of `items` from index `from` on: with no `node` their presence is one error
+    /// (`keyword`, limit `from`), else each is validated against `node`. The rest of `items`
+    /// (after `prefixItems`) and of `unevaluatedItems`.
+    fn items_from(
+        &mut self,
+        items: &[Value],
+        from: usize,
+        node: Option<NodeId>,
+        path: &str,
+        keyword: &str,
+    ) {
+        match node {
+            None => {
+                if items.len() > from {
+                    self.error(
+                        path,
+                        keyword,
+                        json!({ "limit": from }),
+                        format!("must NOT have more than {from} items"),
+                    );
+                }
+            }
+            Some(n) => {
+                for (i, item) in items.iter().enumerate().skip(from) {
+                    self.descend_index(i, n, item);
+                }
+            }
+        }
+    }
 }
+
+/// How [`Run::other_props`] names a property it rejects.
+struct OtherProps {
+    keyword: &'static str,
+    /// The key of the rejected property in the error's params.
+    param: &'static str,
+    message: &'static str,
+}
+
+const ADDITIONAL: OtherProps = OtherProps {
+    keyword: "additionalProperties",
+    param: "additionalProperty",
+    message: "must NOT have additional properties",
+};
+
+const UNEVALUATED: OtherProps = OtherProps {
+    keyword: "unevaluatedProperties",
+    param: "unevaluatedProperty",
+    message: "must NOT have unevaluated properties",
+};
 
 fn min_json(x: f64) -> Value {
     if x.fract() == 0.0 && x.abs() < 9e15 {
