@@ -12,7 +12,7 @@ use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Severity, pointer};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::{Bfs, Reversed};
+use petgraph::visit::{Bfs, IntoNeighbors, Reversed, Visitable};
 use std::collections::{HashMap, HashSet};
 
 /// One scope as a graph: node `i < n` is the scope's `i`-th node; `n` and `n + 1` are its
@@ -368,13 +368,7 @@ fn reachability(
         (ids.get(id) == Some(&local)).then_some((id, node))
     };
     if g.has_start_edge {
-        let mut seen = vec![false; n + 2];
-        let mut bfs = Bfs::new(&g.graph, NodeIndex::new(n));
-        while let Some(x) = bfs.next(&g.graph) {
-            if let Some(slot) = seen.get_mut(x.index()) {
-                *slot = true;
-            }
-        }
+        let seen = reached(&g.graph, NodeIndex::new(n), n + 2);
         for local in (0..n).filter(|&i| !seen.get(i).copied().unwrap_or(true)) {
             if let Some((id, node)) = named(local) {
                 out.push(
@@ -393,14 +387,7 @@ fn reachability(
         }
     }
     if g.has_end_edge {
-        let mut seen = vec![false; n + 2];
-        let reversed = Reversed(&g.graph);
-        let mut bfs = Bfs::new(reversed, NodeIndex::new(n + 1));
-        while let Some(x) = bfs.next(reversed) {
-            if let Some(slot) = seen.get_mut(x.index()) {
-                *slot = true;
-            }
-        }
+        let seen = reached(Reversed(&g.graph), NodeIndex::new(n + 1), n + 2);
         for local in (0..n).filter(|&i| !seen.get(i).copied().unwrap_or(true)) {
             if let Some((id, node)) = named(local) {
                 out.push(
@@ -423,4 +410,19 @@ fn reachability(
             }
         }
     }
+}
+
+/// Which of the `len` nodes a breadth-first search of `graph` from `start` reaches (iterative).
+fn reached<G>(graph: G, start: NodeIndex, len: usize) -> Vec<bool>
+where
+    G: IntoNeighbors<NodeId = NodeIndex> + Visitable<NodeId = NodeIndex>,
+{
+    let mut seen = vec![false; len];
+    let mut bfs = Bfs::new(graph, start);
+    while let Some(x) = bfs.next(graph) {
+        if let Some(slot) = seen.get_mut(x.index()) {
+            *slot = true;
+        }
+    }
+    seen
 }

@@ -262,7 +262,10 @@ fn strict_eq_prim(a: &Val<'_>, b: &Val<'_>) -> bool {
     }
 }
 
-fn is_js_space(c: char) -> bool {
+/// White space for trimming and number parsing, here and in the filters: Rust's Unicode white
+/// space and the BOM. (JavaScript's own set, as in `range`, differs only in U+0085, which it
+/// does not count.)
+pub(crate) fn is_js_space(c: char) -> bool {
     c.is_whitespace() || c == '\u{feff}'
 }
 

@@ -17,7 +17,9 @@ mod templates;
 // What run registration reports through too, so both compile a pack to the same issues.
 pub(crate) use agent::RANGE_MESSAGE;
 pub use published::PublishedTools;
-pub(crate) use refs::{BlockRole, block_pin_message, tool_ref_issue, tool_version};
+pub(crate) use refs::{
+    BlockRole, block_pin_message, model_settings_problems, tool_ref_issue, tool_version,
+};
 pub(crate) use templates::template_issue;
 
 pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};

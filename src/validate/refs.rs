@@ -216,23 +216,32 @@ impl<'a> PackRefs<'a> {
         }
         if role == BlockRole::ModelSettings {
             let values = block.pointer("/content/values").unwrap_or(&Value::Null);
-            let problems = crate::schema::model_settings_schema().issues(
-                values,
-                "/content/values",
-                IssueCode::BlockUnresolvable,
-            );
-            if !problems.is_empty() {
-                let why: Vec<String> = problems
-                    .iter()
-                    .map(|p| format!("{} {}", p.instance_path(), p.message()))
-                    .collect();
+            if let Some(why) = model_settings_problems(values) {
                 out.push(issue(format!(
-                    "{desc} version {picked} isn't model settings: {}",
-                    why.join("; ")
+                    "{desc} version {picked} isn't model settings: {why}"
                 )));
             }
         }
     }
+}
+
+/// Why a settings block's `values` are not model settings: each problem the model-settings
+/// schema finds, as `<pointer> <message>`, joined with `; `; `None` when they are. Deploy
+/// validation and run start both word a model-settings block this way.
+pub(crate) fn model_settings_problems(values: &Value) -> Option<String> {
+    let problems = crate::schema::model_settings_schema().issues(
+        values,
+        "/content/values",
+        IssueCode::BlockUnresolvable,
+    );
+    if problems.is_empty() {
+        return None;
+    }
+    let why: Vec<String> = problems
+        .iter()
+        .map(|p| format!("{} {}", p.instance_path(), p.message()))
+        .collect();
+    Some(why.join("; "))
 }
 
 /// The issue for agent `agent_id`'s reference to tool `id` at `range_text`, given the tool's
