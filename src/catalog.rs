@@ -714,6 +714,15 @@ impl<T> Catalog<T> {
 mod tests {
     use super::*;
 
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn catalog_types_are_send_and_sync() {
+        assert_send_sync::<Catalog<String>>();
+        assert_send_sync::<ToolRange>();
+        assert_send_sync::<ResolveError>();
+    }
+
     fn v(s: &str) -> Version {
         Version::parse(s).unwrap()
     }

@@ -141,6 +141,7 @@ pub mod diagnostics;
 pub mod flow;
 pub mod index;
 pub mod input;
+mod js;
 
 pub mod protocol;
 pub mod range;

@@ -1,7 +1,8 @@
 //! `runstart fmt <index.json>... [--check]`: write pack indexes in canonical form, the fix
 //! `non-canonical-index` asks for.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, read_file};
+use super::files::read_file;
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS};
 use runstart::diagnostics::render;
 use std::io::Write;
 use std::path::{Path, PathBuf};

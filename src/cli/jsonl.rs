@@ -2,7 +2,7 @@
 //! one answer per line, every line answered (blank ones too), with one error shape
 //! `{"error": {"code", "message", "line"}}`.
 
-use super::CliError;
+use super::outcome::CliError;
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
 
@@ -83,7 +83,7 @@ pub fn for_each_line(
             }
         };
         let value = answer(number, text);
-        serde_json::to_writer(&mut *out, &value).map_err(super::json_error)?;
+        serde_json::to_writer(&mut *out, &value).map_err(super::outcome::json_error)?;
         out.write_all(b"\n")?;
         out.flush()?;
     }

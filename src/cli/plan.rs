@@ -1,7 +1,8 @@
 //! `runstart plan <index.json>... --providers <providers.json> --tenant <id> --agent
 //! <id>[@version] [--param k=v]... [--policy <policy.json>]`: prepare a run and print its plan.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, load_index_file, read_input, write_json};
+use super::files::{load_index_file, read_input};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
 use runstart::route::{ProviderMetadata, TenantPolicy};
 use runstart::run::{RegisterError, RunPlan, RunRequest, RunStart, RunStartError};
 use serde_json::{Value, json};

@@ -1,7 +1,7 @@
 //! `runstart protocol check-info <index.json> <info.json>` and `runstart protocol message`:
 //! the pack protocol v2 service check and message validation.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
 use runstart::diagnostics::{Issue, Report, render};
 use runstart::protocol::{Deployment, EnvCheck, Response, check_service_info, parse_info};
 use serde_json::json;

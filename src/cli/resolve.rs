@@ -1,7 +1,8 @@
 //! `runstart resolve <index.json>... --tool <id> --range <range>` and `--agents`: resolve tool
 //! references against the tools of one or more pack indexes, as run start would.
 
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, load_index_file, write_json};
+use super::files::{Unusable, load_index_file};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
 use runstart::catalog::{Catalog, ToolRange};
 use runstart::range::parse_version;
 use serde_json::json;
@@ -62,14 +63,76 @@ struct Loaded {
     agents: Vec<AgentRefs>,
 }
 
+/// What the files give: the catalog of their tools and each file's agents.
+struct Inputs {
+    catalog: Catalog<Source>,
+    loaded: Vec<Loaded>,
+}
+
 pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
+    let Inputs { catalog, loaded } = match load(&args.files)? {
+        Ok(inputs) => inputs,
+        Err(unusable) => return unusable.print(out, args.format),
+    };
+    let mut failures = 0usize;
+    let mut rows: Vec<Row> = Vec::new();
+    if let (Some(tool), Some(range)) = (&args.tool, &args.range) {
+        let result = resolve(&catalog, tool, range);
+        failures += usize::from(result.is_err());
+        rows.push((None, tool.clone(), range.clone(), result));
+    }
+    if args.agents {
+        for l in &loaded {
+            for AgentRefs {
+                id: agent,
+                version,
+                refs,
+            } in &l.agents
+            {
+                for (tool, range) in refs {
+                    let result = resolve(&catalog, tool, range);
+                    failures += usize::from(result.is_err());
+                    rows.push((
+                        Some((l.file.clone(), agent.clone(), version.clone())),
+                        tool.clone(),
+                        range.clone(),
+                        result,
+                    ));
+                }
+            }
+        }
+    }
+    match args.format {
+        Format::Human => write_human(out, &rows)?,
+        Format::Json => write_rows_json(out, &rows, args.agents)?,
+    }
+    Ok(if failures > 0 {
+        EXIT_PROBLEMS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+/// One resolution: the agent it belongs to (`file`, id, version) unless it is `--tool`'s,
+/// the tool id, the range, and the version with its source or the error code and message.
+type Row = (
+    Option<(String, String, String)>,
+    String,
+    String,
+    Result<(String, Source), (String, String)>,
+);
+
+/// Loads every file: the catalog of their tools (the first file defining a tool version
+/// wins) and each file's agents; the first file that is not a usable index is returned as
+/// such.
+fn load(files: &[PathBuf]) -> Result<Result<Inputs, Unusable>, CliError> {
     let mut catalog: Catalog<Source> = Catalog::new();
     let mut loaded = Vec::new();
-    for path in &args.files {
+    for path in files {
         let file = path.display().to_string();
         let index = match load_index_file(path)? {
             Ok(index) => index,
-            Err(unusable) => return unusable.print(out, args.format),
+            Err(unusable) => return Ok(Err(unusable)),
         };
         for tool in &index.tools {
             let version = tool.entry.version.as_deref().unwrap_or(&index.pack_version);
@@ -102,103 +165,77 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             .collect();
         loaded.push(Loaded { file, agents });
     }
-    let resolve = |id: &str, range: &str| -> Result<(String, Source), (String, String)> {
-        let range = ToolRange::new(range);
-        catalog
-            .resolve(TENANT, id, &range)
-            .map(|hit| (hit.version.to_string(), hit.value.clone()))
-            .map_err(|e| {
-                // Explain a bad range as `validate` does (what is wrong, and a range that
-                // works), not only that it is invalid.
-                let message = match runstart::range::Range::parse(range.text()) {
-                    Err(why) if e.code() == "invalid-version-range" => format!(
-                        "tool \"{id}\" has an invalid version range \"{}\": {why}",
-                        range.text()
-                    ),
-                    _ => e.to_string(),
-                };
-                (e.code().to_string(), message)
-            })
-    };
-    let mut failures = 0usize;
-    let mut rows = Vec::new();
-    if let (Some(tool), Some(range)) = (&args.tool, &args.range) {
-        let result = resolve(tool, range);
-        failures += usize::from(result.is_err());
-        rows.push((None, tool.clone(), range.clone(), result));
-    }
-    if args.agents {
-        for l in &loaded {
-            for AgentRefs {
-                id: agent,
-                version,
-                refs,
-            } in &l.agents
-            {
-                for (tool, range) in refs {
-                    let result = resolve(tool, range);
-                    failures += usize::from(result.is_err());
-                    rows.push((
-                        Some((l.file.clone(), agent.clone(), version.clone())),
-                        tool.clone(),
-                        range.clone(),
-                        result,
-                    ));
-                }
-            }
-        }
-    }
-    match args.format {
-        Format::Human => {
-            for (agent, tool, range, result) in &rows {
-                if let Some((_, a, v)) = agent {
-                    write!(out, "{a}@{v}: ")?;
-                }
-                match result {
-                    Ok((version, src)) => writeln!(
-                        out,
-                        "{tool} {range:?} -> {version} ({} {})",
-                        src.file, src.pointer
-                    )?,
-                    Err((code, message)) => {
-                        writeln!(out, "{tool} {range:?} -> error[{code}] {message}")?
-                    }
-                }
-            }
-        }
-        Format::Json => {
-            let list: Vec<_> = rows
-                .iter()
-                .map(|(agent, tool, range, result)| {
-                    let mut row = json!({"tool": tool, "range": range});
-                    if let Some((file, a, v)) = agent {
-                        row["file"] = json!(file);
-                        row["agent"] = json!(a);
-                        row["agentVersion"] = json!(v);
-                    }
-                    match result {
-                        Ok((version, src)) => {
-                            row["version"] = json!(version);
-                            row["source"] = json!({"file": src.file, "pointer": src.pointer});
-                        }
-                        Err((code, message)) => {
-                            row["error"] = json!({"code": code, "message": message})
-                        }
-                    }
-                    row
-                })
-                .collect();
-            let value = if args.agents {
-                json!(list)
-            } else {
-                list.into_iter().next().unwrap_or_default()
+    Ok(Ok(Inputs { catalog, loaded }))
+}
+
+/// Resolves tool `id`'s `range` against the catalog.
+fn resolve(
+    catalog: &Catalog<Source>,
+    id: &str,
+    range: &str,
+) -> Result<(String, Source), (String, String)> {
+    let range = ToolRange::new(range);
+    catalog
+        .resolve(TENANT, id, &range)
+        .map(|hit| (hit.version.to_string(), hit.value.clone()))
+        .map_err(|e| {
+            // Explain a bad range as `validate` does (what is wrong, and a range that
+            // works), not only that it is invalid.
+            let message = match runstart::range::Range::parse(range.text()) {
+                Err(why) if e.code() == "invalid-version-range" => format!(
+                    "tool \"{id}\" has an invalid version range \"{}\": {why}",
+                    range.text()
+                ),
+                _ => e.to_string(),
             };
-            write_json(out, &value)?;
+            (e.code().to_string(), message)
+        })
+}
+
+/// The human lines: one per resolution, prefixed with its agent.
+fn write_human(out: &mut dyn Write, rows: &[Row]) -> Result<(), CliError> {
+    for (agent, tool, range, result) in rows {
+        if let Some((_, a, v)) = agent {
+            write!(out, "{a}@{v}: ")?;
+        }
+        match result {
+            Ok((version, src)) => writeln!(
+                out,
+                "{tool} {range:?} -> {version} ({} {})",
+                src.file, src.pointer
+            )?,
+            Err((code, message)) => writeln!(out, "{tool} {range:?} -> error[{code}] {message}")?,
         }
     }
-    Ok(if failures > 0 {
-        EXIT_PROBLEMS
+    Ok(())
+}
+
+/// The JSON answer: the list of resolutions with `--agents`, else the one resolution.
+fn write_rows_json(out: &mut dyn Write, rows: &[Row], agents: bool) -> Result<(), CliError> {
+    let list: Vec<_> = rows
+        .iter()
+        .map(|(agent, tool, range, result)| {
+            let mut row = json!({"tool": tool, "range": range});
+            if let Some((file, a, v)) = agent {
+                row["file"] = json!(file);
+                row["agent"] = json!(a);
+                row["agentVersion"] = json!(v);
+            }
+            match result {
+                Ok((version, src)) => {
+                    row["version"] = json!(version);
+                    row["source"] = json!({"file": src.file, "pointer": src.pointer});
+                }
+                Err((code, message)) => row["error"] = json!({"code": code, "message": message}),
+            }
+            row
+        })
+        .collect();
+    let value = if agents {
+        json!(list)
     } else {
-        EXIT_CLEAN
-    })
+        list.into_iter().next().unwrap_or_default()
+    };
+    write_json(out, &value)?;
+    Ok(())
 }

@@ -1,7 +1,8 @@
 //! `runstart route --input <file.json> | --jsonl [--explain] [--format human|json]`
 
+use super::files::read_input;
 use super::jsonl::{self, DEFAULT_MAX_LINE_BYTES, line_error};
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, read_input};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format};
 use runstart::route::{self, RouteInput};
 use std::io::Write;
 use std::path::PathBuf;
@@ -79,13 +80,13 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         let routed = matches!(explanation.outcome, route::ExplainedOutcome::Ok(_));
         match args.format.unwrap_or(Format::Human) {
             Format::Human => writeln!(out, "{explanation}")?,
-            Format::Json => super::write_json(out, &explanation)?,
+            Format::Json => super::outcome::write_json(out, &explanation)?,
         }
         return Ok(if routed { EXIT_CLEAN } else { EXIT_PROBLEMS });
     }
     let (value, routed) = outcome(&input);
     match (args.format.unwrap_or(Format::Json), &value) {
-        (Format::Json, _) => super::write_json(out, &value)?,
+        (Format::Json, _) => super::outcome::write_json(out, &value)?,
         (Format::Human, Outcome::Ok(d)) => {
             writeln!(out, "{}/{}: {}", d.provider, d.model, d.reason)?
         }

@@ -1,8 +1,10 @@
 //! `runstart template <file>` and `runstart template --jsonl`.
 
 use super::jsonl::{self, DEFAULT_MAX_LINE_BYTES, line_error};
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, write_json};
-use runstart::template::{AllowedVariables, CompiledTemplate, InputPolicy, Segment};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, write_json};
+use runstart::template::{
+    AllowedVariables, CheckIssue, CompiledTemplate, InputPolicy, ParseError, Segment,
+};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
@@ -66,39 +68,7 @@ fn answer(template: &str) -> Value {
 
 pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     if args.jsonl {
-        // Every line is answered; the exit status says the worst that happened, as
-        // `route --jsonl` does: 1 when a template does not parse, 2 when a line is not input.
-        let stdin = std::io::stdin();
-        let mut status = EXIT_CLEAN;
-        jsonl::for_each_line(&mut stdin.lock(), out, args.max_line_bytes, |line, text| {
-            let text = match text {
-                Ok(t) => t,
-                Err(problem) => {
-                    status = EXIT_USAGE;
-                    return problem.answer(line);
-                }
-            };
-            match serde_json::from_str::<Value>(text) {
-                Ok(Value::String(t)) => {
-                    let reply = answer(&t);
-                    if !reply["parseError"].is_null() {
-                        status = status.max(EXIT_PROBLEMS);
-                    }
-                    reply
-                }
-                _ => {
-                    status = EXIT_USAGE;
-                    line_error(
-                        "invalid-input",
-                        format!(
-                            "line {line} is not a JSON string; send each template as one JSON string, like \"Hi {{{{ name }}}}\""
-                        ),
-                        line,
-                    )
-                }
-            }
-        })?;
-        return Ok(status);
+        return run_jsonl(out, args.max_line_bytes);
     }
     let Some(path) = args.file else {
         return Err(CliError::Usage("template: give a file or --jsonl".into()));
@@ -108,35 +78,9 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     let name = path.display();
     let t = match CompiledTemplate::parse(&text) {
         Ok(t) => t,
-        Err(e) => {
-            let (l, c) = runstart::template::line_col(&text, e.offset());
-            if args.format == Format::Json {
-                write_json(
-                    out,
-                    &json!({"file": name.to_string(), "globals": null, "issues": [{
-                        "severity": "error", "code": "template-parse", "line": l, "column": c,
-                        "message": e.message()}]}),
-                )?;
-                return Ok(EXIT_PROBLEMS);
-            }
-            writeln!(
-                out,
-                "{name}:{l}:{c}: error[template-parse]: {}",
-                e.message()
-            )?;
-            return Ok(EXIT_PROBLEMS);
-        }
+        Err(e) => return write_parse_error(out, args.format, &name, &text, &e),
     };
-    let globals = t
-        .global_reads()
-        .iter()
-        .fold(Vec::new(), |mut acc: Vec<String>, g| {
-            let s = g.to_string();
-            if !acc.contains(&s) {
-                acc.push(s);
-            }
-            acc
-        });
+    let globals = distinct_globals(&t);
     let allowed = AllowedVariables::new()
         .with_params(args.params)
         .with_settings(args.settings)
@@ -146,33 +90,129 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             InputPolicy::Warn
         });
     let issues = t.check(&allowed);
-    if args.format == Format::Json {
-        let errors = issues.iter().filter(|i| !i.kind().is_warning()).count();
-        let list: Vec<Value> = issues
-            .iter()
-            .map(|i| {
-                json!({
-                    "severity": if i.kind().is_warning() { "warning" } else { "error" },
-                    "code": i.code(), "line": i.line(), "column": i.col(), "message": i.message(),
-                })
-            })
-            .collect();
+    match args.format {
+        Format::Json => write_checked_json(out, &name, &globals, &issues),
+        Format::Human => write_checked_human(out, &name, &globals, &issues),
+    }
+}
+
+/// `--jsonl`: answers every line of stdin.
+fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError> {
+    // Every line is answered; the exit status says the worst that happened, as
+    // `route --jsonl` does: 1 when a template does not parse, 2 when a line is not input.
+    let stdin = std::io::stdin();
+    let mut status = EXIT_CLEAN;
+    jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
+        let text = match text {
+            Ok(t) => t,
+            Err(problem) => {
+                status = EXIT_USAGE;
+                return problem.answer(line);
+            }
+        };
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::String(t)) => {
+                let reply = answer(&t);
+                if !reply["parseError"].is_null() {
+                    status = status.max(EXIT_PROBLEMS);
+                }
+                reply
+            }
+            _ => {
+                status = EXIT_USAGE;
+                line_error(
+                    "invalid-input",
+                    format!(
+                        "line {line} is not a JSON string; send each template as one JSON string, like \"Hi {{{{ name }}}}\""
+                    ),
+                    line,
+                )
+            }
+        }
+    })?;
+    Ok(status)
+}
+
+/// A template that does not parse: its one `template-parse` error, at its line and column.
+fn write_parse_error(
+    out: &mut dyn Write,
+    format: Format,
+    name: &std::path::Display<'_>,
+    text: &str,
+    e: &ParseError,
+) -> Result<u8, CliError> {
+    let (l, c) = runstart::template::line_col(text, e.offset());
+    if format == Format::Json {
         write_json(
             out,
-            &json!({"file": name.to_string(), "globals": globals, "issues": list}),
+            &json!({"file": name.to_string(), "globals": null, "issues": [{
+                "severity": "error", "code": "template-parse", "line": l, "column": c,
+                "message": e.message()}]}),
         )?;
-        return Ok(if errors > 0 {
-            EXIT_PROBLEMS
-        } else {
-            EXIT_CLEAN
-        });
+        return Ok(EXIT_PROBLEMS);
     }
+    writeln!(
+        out,
+        "{name}:{l}:{c}: error[template-parse]: {}",
+        e.message()
+    )?;
+    Ok(EXIT_PROBLEMS)
+}
+
+/// The global variables the template reads, each once, in first-read order.
+fn distinct_globals(t: &CompiledTemplate) -> Vec<String> {
+    t.global_reads()
+        .iter()
+        .fold(Vec::new(), |mut acc: Vec<String>, g| {
+            let s = g.to_string();
+            if !acc.contains(&s) {
+                acc.push(s);
+            }
+            acc
+        })
+}
+
+/// The check's JSON answer; exit 1 when an issue is an error.
+fn write_checked_json(
+    out: &mut dyn Write,
+    name: &std::path::Display<'_>,
+    globals: &[String],
+    issues: &[CheckIssue],
+) -> Result<u8, CliError> {
+    let errors = issues.iter().filter(|i| !i.kind().is_warning()).count();
+    let list: Vec<Value> = issues
+        .iter()
+        .map(|i| {
+            json!({
+                "severity": if i.kind().is_warning() { "warning" } else { "error" },
+                "code": i.code(), "line": i.line(), "column": i.col(), "message": i.message(),
+            })
+        })
+        .collect();
+    write_json(
+        out,
+        &json!({"file": name.to_string(), "globals": globals, "issues": list}),
+    )?;
+    Ok(if errors > 0 {
+        EXIT_PROBLEMS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+/// The check's human lines: the globals, then one line per issue; exit 1 when one is an error.
+fn write_checked_human(
+    out: &mut dyn Write,
+    name: &std::path::Display<'_>,
+    globals: &[String],
+    issues: &[CheckIssue],
+) -> Result<u8, CliError> {
     writeln!(out, "globals:")?;
-    for g in &globals {
+    for g in globals {
         writeln!(out, "  {g}")?;
     }
     let mut errors = 0;
-    for i in &issues {
+    for i in issues {
         let level = if i.kind().is_warning() {
             "warning"
         } else {

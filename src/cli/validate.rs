@@ -1,7 +1,7 @@
 //! `runstart validate <index.json>...`: validate pack indexes, print every issue.
 
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, write_json};
 use super::sarif::{self, FileIssues};
-use super::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, write_json};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use runstart::diagnostics::IssueCode;
@@ -119,7 +119,7 @@ fn validate_files(args: &Args) -> Vec<FileResult> {
         .par_iter()
         .map(|path| {
             let name = path.display().to_string();
-            let result = match super::read_capped(path, options.limits().max_index_bytes()) {
+            let result = match super::files::read_capped(path, options.limits().max_index_bytes()) {
                 Ok(bytes) => {
                     let report = validate_index(&bytes, &options);
                     FileResult {

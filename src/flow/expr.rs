@@ -1,6 +1,6 @@
 //! Rule 5: predicates (`when`, `exitCondition`) are well-formed Expr DSL (spec §1.4).
 
-use super::Sink;
+use super::context::Sink;
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use crate::flow::shape::operand_problem;

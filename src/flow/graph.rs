@@ -5,15 +5,15 @@
 //! the scope's nodes plus its two sentinels. Every walk is iterative (`kosaraju_scc`, `Bfs`),
 //! so a 100,000-node chain costs heap, never call stack.
 
-use super::Sink;
-use super::model::FlowView;
+use super::context::Sink;
+use super::model::{FlowView, NodeView, ScopeView};
 use super::rules::first_index;
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Severity, pointer};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::{Bfs, Reversed};
-use std::collections::HashSet;
+use petgraph::visit::{Bfs, IntoNeighbors, Reversed, Visitable};
+use std::collections::{HashMap, HashSet};
 
 /// One scope as a graph: node `i < n` is the scope's `i`-th node; `n` and `n + 1` are its
 /// entry and exit sentinels.
@@ -50,6 +50,22 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
         ("$start", "$end")
     };
     let ids = first_index(view, s);
+    let g = build_graph(out, scope, owner, &ids, (start, end), loop_id);
+    start_end_rules(out, scope, owner, &g, flow_id, loop_id);
+    cycles(out, view, s, &g, flow_id, loop_id);
+    reachability(out, view, s, &g, &ids, start, end);
+}
+
+/// Rules 4 and 17b while the scope's graph is built: an edge endpoint that names no node of
+/// the scope; beyond upstream, `start → end` edges and repeated parallel edges (warnings).
+fn build_graph(
+    out: &mut Sink,
+    scope: &ScopeView<'_>,
+    owner: Option<&NodeView<'_>>,
+    ids: &HashMap<&str, usize>,
+    (start, end): (&str, &str),
+    loop_id: &str,
+) -> ScopeGraph {
     let n = scope.nodes.len();
     let mut g = ScopeGraph {
         graph: DiGraph::with_capacity(n + 2, scope.edges.len()),
@@ -151,7 +167,19 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
         g.graph
             .add_edge(NodeIndex::new(from), NodeIndex::new(to), ());
     }
-    // Rules 15 and 17a.
+    g
+}
+
+/// Rules 15 and 17a (a scope with edges needs one from its start), and a loop body's missing
+/// edge to `$loop-end` (a warning).
+fn start_end_rules(
+    out: &mut Sink,
+    scope: &ScopeView<'_>,
+    owner: Option<&NodeView<'_>>,
+    g: &ScopeGraph,
+    flow_id: &str,
+    loop_id: &str,
+) {
     if !g.has_start_edge && scope.has_edges {
         match owner {
             None => out.push(Issue::error(
@@ -182,8 +210,6 @@ fn check_scope(out: &mut Sink, view: &FlowView<'_>, s: usize, flow_id: &str) {
             .with_param("loopNodeId", loop_id),
         );
     }
-    cycles(out, view, s, &g, flow_id, loop_id);
-    reachability(out, view, s, &g, &ids, start, end);
 }
 
 /// Rules 16 and 17c: one issue per cyclic strongly connected component.
@@ -342,13 +368,7 @@ fn reachability(
         (ids.get(id) == Some(&local)).then_some((id, node))
     };
     if g.has_start_edge {
-        let mut seen = vec![false; n + 2];
-        let mut bfs = Bfs::new(&g.graph, NodeIndex::new(n));
-        while let Some(x) = bfs.next(&g.graph) {
-            if let Some(slot) = seen.get_mut(x.index()) {
-                *slot = true;
-            }
-        }
+        let seen = reached(&g.graph, NodeIndex::new(n), n + 2);
         for local in (0..n).filter(|&i| !seen.get(i).copied().unwrap_or(true)) {
             if let Some((id, node)) = named(local) {
                 out.push(
@@ -367,14 +387,7 @@ fn reachability(
         }
     }
     if g.has_end_edge {
-        let mut seen = vec![false; n + 2];
-        let reversed = Reversed(&g.graph);
-        let mut bfs = Bfs::new(reversed, NodeIndex::new(n + 1));
-        while let Some(x) = bfs.next(reversed) {
-            if let Some(slot) = seen.get_mut(x.index()) {
-                *slot = true;
-            }
-        }
+        let seen = reached(Reversed(&g.graph), NodeIndex::new(n + 1), n + 2);
         for local in (0..n).filter(|&i| !seen.get(i).copied().unwrap_or(true)) {
             if let Some((id, node)) = named(local) {
                 out.push(
@@ -397,4 +410,19 @@ fn reachability(
             }
         }
     }
+}
+
+/// Which of the `len` nodes a breadth-first search of `graph` from `start` reaches (iterative).
+fn reached<G>(graph: G, start: NodeIndex, len: usize) -> Vec<bool>
+where
+    G: IntoNeighbors<NodeId = NodeIndex> + Visitable<NodeId = NodeIndex>,
+{
+    let mut seen = vec![false; len];
+    let mut bfs = Bfs::new(graph, start);
+    while let Some(x) = bfs.next(graph) {
+        if let Some(slot) = seen.get_mut(x.index()) {
+            *slot = true;
+        }
+    }
+    seen
 }

@@ -1,10 +1,10 @@
 //! Stage 2: the semantic rules of spec §2 that need no graph (1–3, 5–14), plus the
 //! reference checks beyond upstream. Each reports every violation, in walk order.
 
+use super::context::{FlowContext, Sink};
 use super::expr::{self, Site};
 use super::model::{FlowView, Kind, NodeView};
 use super::shape::{is_exact_version, is_integer, operand_problem};
-use super::{FlowContext, Sink, compile_output_schema};
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use serde_json::Value;
@@ -191,103 +191,121 @@ pub(crate) fn edge_policies(out: &mut Sink, view: &FlowView<'_>) {
             );
         };
         if let Some(retry) = policy.get("retry").and_then(Value::as_object) {
-            let attempts = retry.get("maxAttempts");
-            match attempts {
-                Some(a) if is_integer(a) => {
-                    if !a.as_f64().is_some_and(|n| (1.0..=10.0).contains(&n)) {
-                        bad(
-                            "retry.maxAttempts",
-                            format!("must be within [1, 10] (got {})", got(Some(a))),
-                        );
-                    }
-                }
-                _ => bad("retry.maxAttempts", "must be an integer".into()),
-            }
-            for field in ["delayMs", "maxDelayMs"] {
-                if let Some(v) = retry.get(field)
-                    && !(is_integer(v) && v.as_f64().is_some_and(|n| n >= 0.0))
-                {
-                    bad(
-                        &format!("retry.{field}"),
-                        format!("must be a non-negative integer (got {})", got(Some(v))),
-                    );
-                }
-            }
-            let backoff = retry.get("backoff");
-            if let Some(b) = backoff
-                && !matches!(b.as_str(), Some("fixed" | "linear" | "exponential"))
-            {
-                bad(
-                    "retry.backoff",
-                    format!(
-                        "must be one of \"fixed\" | \"linear\" | \"exponential\" (got {})",
-                        got(Some(b))
-                    ),
-                );
-            }
-            if backoff.and_then(Value::as_str) == Some("exponential")
-                && !retry.contains_key("maxDelayMs")
-            {
-                bad(
-                    "retry.maxDelayMs",
-                    "is required when retry.backoff is \"exponential\" (unbounded growth otherwise)"
-                        .into(),
-                );
-            }
+            retry_policy(retry, &mut bad);
         }
         if let Some(t) = policy.get("timeoutMs") {
-            let n = t.as_f64();
-            if !is_integer(t) {
-                bad(
-                    "timeoutMs",
-                    format!("must be an integer (got {})", got(Some(t))),
-                );
-            } else if n.is_some_and(|n| n < 1.0) {
-                bad("timeoutMs", format!("must be >= 1 (got {})", got(Some(t))));
-            } else if n.is_some_and(|n| n > 3_600_000.0) {
-                bad(
-                    "timeoutMs",
-                    format!("must be <= 3600000 (1 hour cap; got {})", got(Some(t))),
-                );
-            }
+            timeout_policy(t, &mut bad);
         }
         if let Some(k) = policy.get("concurrencyKey") {
-            match k.as_str() {
-                None => bad("concurrencyKey", "must be a string".into()),
-                Some("") => bad("concurrencyKey", "must not be empty".into()),
-                Some(s) => {
-                    // Lengths are JavaScript's: UTF-16 code units.
-                    let len = s.encode_utf16().count();
-                    if len > 256 {
-                        bad(
-                            "concurrencyKey",
-                            format!("must be <= 256 chars (got {len})"),
-                        );
-                    }
-                    if !s.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
-                        bad(
-                            "concurrencyKey",
-                            "must contain only printable ASCII (0x20..0x7E)".into(),
-                        );
-                    }
-                }
-            }
+            concurrency_key_policy(k, &mut bad);
         }
         if let Some(p) = policy.get("priority") {
-            if !p.is_number() {
-                bad("priority", format!("must be a number (got {})", js_type(p)));
-            } else if !is_integer(p) {
+            priority_policy(p, &mut bad);
+        }
+    }
+}
+
+/// Rule 6's `retry`: `maxAttempts` an integer in [1, 10], delays non-negative integers, a
+/// known `backoff`, and `maxDelayMs` when the backoff is exponential.
+fn retry_policy(retry: &serde_json::Map<String, Value>, bad: &mut impl FnMut(&str, String)) {
+    let attempts = retry.get("maxAttempts");
+    match attempts {
+        Some(a) if is_integer(a) => {
+            if !a.as_f64().is_some_and(|n| (1.0..=10.0).contains(&n)) {
                 bad(
-                    "priority",
-                    format!("must be an integer (got {})", got(Some(p))),
-                );
-            } else if !p.as_f64().is_some_and(|n| (-100.0..=100.0).contains(&n)) {
-                bad(
-                    "priority",
-                    format!("must be within [-100, 100] (got {})", got(Some(p))),
+                    "retry.maxAttempts",
+                    format!("must be within [1, 10] (got {})", got(Some(a))),
                 );
             }
         }
+        _ => bad("retry.maxAttempts", "must be an integer".into()),
+    }
+    for field in ["delayMs", "maxDelayMs"] {
+        if let Some(v) = retry.get(field)
+            && !(is_integer(v) && v.as_f64().is_some_and(|n| n >= 0.0))
+        {
+            bad(
+                &format!("retry.{field}"),
+                format!("must be a non-negative integer (got {})", got(Some(v))),
+            );
+        }
+    }
+    let backoff = retry.get("backoff");
+    if let Some(b) = backoff
+        && !matches!(b.as_str(), Some("fixed" | "linear" | "exponential"))
+    {
+        bad(
+            "retry.backoff",
+            format!(
+                "must be one of \"fixed\" | \"linear\" | \"exponential\" (got {})",
+                got(Some(b))
+            ),
+        );
+    }
+    if backoff.and_then(Value::as_str) == Some("exponential") && !retry.contains_key("maxDelayMs") {
+        bad(
+            "retry.maxDelayMs",
+            "is required when retry.backoff is \"exponential\" (unbounded growth otherwise)".into(),
+        );
+    }
+}
+
+/// Rule 6's `timeoutMs`: an integer in [1, 3600000].
+fn timeout_policy(t: &Value, bad: &mut impl FnMut(&str, String)) {
+    let n = t.as_f64();
+    if !is_integer(t) {
+        bad(
+            "timeoutMs",
+            format!("must be an integer (got {})", got(Some(t))),
+        );
+    } else if n.is_some_and(|n| n < 1.0) {
+        bad("timeoutMs", format!("must be >= 1 (got {})", got(Some(t))));
+    } else if n.is_some_and(|n| n > 3_600_000.0) {
+        bad(
+            "timeoutMs",
+            format!("must be <= 3600000 (1 hour cap; got {})", got(Some(t))),
+        );
+    }
+}
+
+/// Rule 6's `concurrencyKey`: a non-empty string of at most 256 printable ASCII characters.
+fn concurrency_key_policy(k: &Value, bad: &mut impl FnMut(&str, String)) {
+    match k.as_str() {
+        None => bad("concurrencyKey", "must be a string".into()),
+        Some("") => bad("concurrencyKey", "must not be empty".into()),
+        Some(s) => {
+            // Lengths are JavaScript's: UTF-16 code units.
+            let len = s.encode_utf16().count();
+            if len > 256 {
+                bad(
+                    "concurrencyKey",
+                    format!("must be <= 256 chars (got {len})"),
+                );
+            }
+            if !s.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
+                bad(
+                    "concurrencyKey",
+                    "must contain only printable ASCII (0x20..0x7E)".into(),
+                );
+            }
+        }
+    }
+}
+
+/// Rule 6's `priority`: an integer in [-100, 100].
+fn priority_policy(p: &Value, bad: &mut impl FnMut(&str, String)) {
+    if !p.is_number() {
+        bad("priority", format!("must be a number (got {})", js_type(p)));
+    } else if !is_integer(p) {
+        bad(
+            "priority",
+            format!("must be an integer (got {})", got(Some(p))),
+        );
+    } else if !p.as_f64().is_some_and(|n| (-100.0..=100.0).contains(&n)) {
+        bad(
+            "priority",
+            format!("must be within [-100, 100] (got {})", got(Some(p))),
+        );
     }
 }
 
@@ -295,138 +313,158 @@ pub(crate) fn edge_policies(out: &mut Sink, view: &FlowView<'_>) {
 pub(crate) fn loops(out: &mut Sink, view: &FlowView<'_>) {
     for l in view.nodes.iter().filter(|n| n.kind.is_loop()) {
         let id = id_of(l);
-        let v = l.value;
-        // Rule 7.
-        if let Some(m) = v.get("maxIterations") {
-            let reason = if !is_integer(m) {
-                Some("maxIterations must be an integer")
-            } else if m.as_f64().is_some_and(|n| n < 1.0) {
-                Some("maxIterations must be >= 1")
-            } else if m.as_f64().is_some_and(|n| n > 10_000.0) {
-                Some("maxIterations must be <= 10000")
-            } else {
-                None
-            };
-            if let Some(reason) = reason {
-                out.push(
-                    Issue::error(
-                        IssueCode::LoopInvalidMaxIterations,
-                        pointer::join(&l.pointer(), &["maxIterations"]),
-                        format!("Loop node \"{id}\": {reason} (got {})", got(Some(m))),
-                    )
-                    .with_param("loopNodeId", id)
-                    .with_param("value", m.clone()),
-                );
-            }
-        }
-        // Rule 8.
-        let has = |f: &str| v.get(f).is_some();
-        let mut mismatch = |problem: &str, field: Option<&str>| {
-            let at = field.map_or_else(|| l.pointer(), |f| pointer::join(&l.pointer(), &[f]));
-            let kind = if l.kind == Kind::While {
-                "while"
-            } else {
-                "foreach"
-            };
+        loop_max_iterations(out, l, id);
+        loop_variant(out, l, id);
+        loop_output_schema(out, l, id);
+        loop_concurrency(out, l, id);
+    }
+}
+
+/// Rule 7: `maxIterations` is an integer in [1, 10000].
+fn loop_max_iterations(out: &mut Sink, l: &NodeView<'_>, id: &str) {
+    let v = l.value;
+    if let Some(m) = v.get("maxIterations") {
+        let reason = if !is_integer(m) {
+            Some("maxIterations must be an integer")
+        } else if m.as_f64().is_some_and(|n| n < 1.0) {
+            Some("maxIterations must be >= 1")
+        } else if m.as_f64().is_some_and(|n| n > 10_000.0) {
+            Some("maxIterations must be <= 10000")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
             out.push(
                 Issue::error(
-                    IssueCode::LoopVariantMismatch,
-                    at,
-                    format!("Loop node \"{id}\" (loopKind={kind}): {problem}"),
+                    IssueCode::LoopInvalidMaxIterations,
+                    pointer::join(&l.pointer(), &["maxIterations"]),
+                    format!("Loop node \"{id}\": {reason} (got {})", got(Some(m))),
                 )
                 .with_param("loopNodeId", id)
-                .with_param("problem", problem),
+                .with_param("value", m.clone()),
             );
+        }
+    }
+}
+
+/// Rule 8: a `while` loop has an exit condition and no `foreach` fields, and the reverse.
+fn loop_variant(out: &mut Sink, l: &NodeView<'_>, id: &str) {
+    let v = l.value;
+    let has = |f: &str| v.get(f).is_some();
+    let mut mismatch = |problem: &str, field: Option<&str>| {
+        let at = field.map_or_else(|| l.pointer(), |f| pointer::join(&l.pointer(), &[f]));
+        let kind = if l.kind == Kind::While {
+            "while"
+        } else {
+            "foreach"
         };
-        match l.kind {
-            Kind::While => {
-                if !has("exitCondition") {
-                    mismatch("while-missing-exit-condition", None);
-                }
-                if has("iterateOver") {
-                    mismatch("while-has-iterate-over", Some("iterateOver"));
-                }
-                if has("concurrency") {
-                    mismatch("while-has-concurrency", Some("concurrency"));
-                }
-                if let Some(t) = v.get("evaluationTiming")
-                    && !matches!(t.as_str(), Some("before" | "after"))
-                {
-                    mismatch(
-                        "while-has-invalid-evaluation-timing",
-                        Some("evaluationTiming"),
-                    );
-                }
+        out.push(
+            Issue::error(
+                IssueCode::LoopVariantMismatch,
+                at,
+                format!("Loop node \"{id}\" (loopKind={kind}): {problem}"),
+            )
+            .with_param("loopNodeId", id)
+            .with_param("problem", problem),
+        );
+    };
+    match l.kind {
+        Kind::While => {
+            if !has("exitCondition") {
+                mismatch("while-missing-exit-condition", None);
             }
-            Kind::Foreach => {
-                if !has("iterateOver") {
-                    mismatch("foreach-missing-iterate-over", None);
-                }
-                if has("exitCondition") {
-                    mismatch("foreach-has-exit-condition", Some("exitCondition"));
-                }
-                if has("evaluationTiming") {
-                    mismatch("foreach-has-evaluation-timing", Some("evaluationTiming"));
-                }
+            if has("iterateOver") {
+                mismatch("while-has-iterate-over", Some("iterateOver"));
             }
-            _ => {}
-        }
-        // Rule 9.
-        if let Some(schema) = v.get("outputSchema").filter(|s| s.is_object()) {
-            let at = pointer::join(&l.pointer(), &["outputSchema"]);
-            for problem in compile_output_schema(schema, &at) {
-                out.push(
-                    Issue::error(
-                        IssueCode::LoopInvalidOutputSchema,
-                        problem.instance_path(),
-                        format!(
-                            "Loop node \"{id}\" outputSchema failed to compile: {}",
-                            problem.message()
-                        ),
-                    )
-                    .with_param("loopNodeId", id),
-                );
+            if has("concurrency") {
+                mismatch("while-has-concurrency", Some("concurrency"));
             }
-        }
-        // Rule 10.
-        if l.kind == Kind::Foreach
-            && let Some(c) = v.get("concurrency")
-        {
-            let max = v
-                .get("maxIterations")
-                .filter(|m| is_integer(m))
-                .and_then(Value::as_f64);
-            let n = c.as_f64();
-            let problem = if !is_integer(c) {
-                Some(("not-integer", "must be an integer".to_owned()))
-            } else if n.is_some_and(|n| n < 1.0) {
-                Some(("below-minimum", "must be >= 1".to_owned()))
-            } else if n.is_some_and(|n| n > 32.0) {
-                Some(("exceeds-cap", "must be <= 32 (safety cap)".to_owned()))
-            } else if let (Some(n), Some(m)) = (n, max)
-                && n > m
+            if let Some(t) = v.get("evaluationTiming")
+                && !matches!(t.as_str(), Some("before" | "after"))
             {
-                Some((
-                    "exceeds-max-iterations",
-                    format!("must be <= maxIterations ({})", got(v.get("maxIterations"))),
-                ))
-            } else {
-                None
-            };
-            if let Some((reason, detail)) = problem {
-                out.push(
-                    Issue::error(
-                        IssueCode::LoopInvalidConcurrency,
-                        pointer::join(&l.pointer(), &["concurrency"]),
-                        format!(
-                            "Loop node \"{id}\": concurrency {detail} (got {})",
-                            got(Some(c))
-                        ),
-                    )
-                    .with_param("loopNodeId", id)
-                    .with_param("reason", reason),
+                mismatch(
+                    "while-has-invalid-evaluation-timing",
+                    Some("evaluationTiming"),
                 );
             }
+        }
+        Kind::Foreach => {
+            if !has("iterateOver") {
+                mismatch("foreach-missing-iterate-over", None);
+            }
+            if has("exitCondition") {
+                mismatch("foreach-has-exit-condition", Some("exitCondition"));
+            }
+            if has("evaluationTiming") {
+                mismatch("foreach-has-evaluation-timing", Some("evaluationTiming"));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Rule 9: the loop's output schema compiles.
+fn loop_output_schema(out: &mut Sink, l: &NodeView<'_>, id: &str) {
+    let v = l.value;
+    if let Some(schema) = v.get("outputSchema").filter(|s| s.is_object()) {
+        let at = pointer::join(&l.pointer(), &["outputSchema"]);
+        for problem in compile_output_schema(schema, &at) {
+            out.push(
+                Issue::error(
+                    IssueCode::LoopInvalidOutputSchema,
+                    problem.instance_path(),
+                    format!(
+                        "Loop node \"{id}\" outputSchema failed to compile: {}",
+                        problem.message()
+                    ),
+                )
+                .with_param("loopNodeId", id),
+            );
+        }
+    }
+}
+
+/// Rule 10: a `foreach` loop's concurrency is an integer in [1, 32], at most its
+/// `maxIterations`.
+fn loop_concurrency(out: &mut Sink, l: &NodeView<'_>, id: &str) {
+    let v = l.value;
+    if l.kind == Kind::Foreach
+        && let Some(c) = v.get("concurrency")
+    {
+        let max = v
+            .get("maxIterations")
+            .filter(|m| is_integer(m))
+            .and_then(Value::as_f64);
+        let n = c.as_f64();
+        let problem = if !is_integer(c) {
+            Some(("not-integer", "must be an integer".to_owned()))
+        } else if n.is_some_and(|n| n < 1.0) {
+            Some(("below-minimum", "must be >= 1".to_owned()))
+        } else if n.is_some_and(|n| n > 32.0) {
+            Some(("exceeds-cap", "must be <= 32 (safety cap)".to_owned()))
+        } else if let (Some(n), Some(m)) = (n, max)
+            && n > m
+        {
+            Some((
+                "exceeds-max-iterations",
+                format!("must be <= maxIterations ({})", got(v.get("maxIterations"))),
+            ))
+        } else {
+            None
+        };
+        if let Some((reason, detail)) = problem {
+            out.push(
+                Issue::error(
+                    IssueCode::LoopInvalidConcurrency,
+                    pointer::join(&l.pointer(), &["concurrency"]),
+                    format!(
+                        "Loop node \"{id}\": concurrency {detail} (got {})",
+                        got(Some(c))
+                    ),
+                )
+                .with_param("loopNodeId", id)
+                .with_param("reason", reason),
+            );
         }
     }
 }
@@ -446,84 +484,7 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
         };
         let branches = f.value.get("branches").and_then(Value::as_array);
         if let Some(branches) = branches {
-            if branches.len() < 2 {
-                bad(
-                    pointer::join(&f.pointer(), &["branches"]),
-                    "branches",
-                    None,
-                    format!("Fanout node \"{id}\": must declare at least 2 branches"),
-                );
-            }
-            let mut seen = HashSet::new();
-            for (i, b) in branches.iter().enumerate() {
-                let mut bp = pointer::join(&f.pointer(), &["branches"]);
-                pointer::push_index(&mut bp, i);
-                if !b.is_object() {
-                    continue; // the shape check reported it
-                }
-                let branch_id = b
-                    .get("branchId")
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty());
-                let Some(branch_id) = branch_id else {
-                    bad(
-                        deepest(b, &bp, &["branchId"]),
-                        "branch-id",
-                        None,
-                        format!(
-                            "Fanout node \"{id}\": each branch must declare a non-empty string branchId"
-                        ),
-                    );
-                    continue;
-                };
-                if !seen.insert(branch_id) {
-                    bad(
-                        deepest(b, &bp, &["branchId"]),
-                        "branch-id",
-                        Some(branch_id),
-                        format!(
-                            "Fanout node \"{id}\": duplicate branchId \"{branch_id}\" within fanout"
-                        ),
-                    );
-                }
-                if b.get("handler")
-                    .and_then(Value::as_str)
-                    .is_none_or(str::is_empty)
-                {
-                    bad(
-                        deepest(b, &bp, &["handler"]),
-                        "branch-handler",
-                        Some(branch_id),
-                        format!(
-                            "Fanout node \"{id}\": branch \"{branch_id}\" must declare a non-empty string handler"
-                        ),
-                    );
-                }
-                match b.get("outputSchema") {
-                    Some(schema) if schema.is_object() => {
-                        let at = pointer::join(&bp, &["outputSchema"]);
-                        for problem in compile_output_schema(schema, &at) {
-                            bad(
-                                problem.instance_path().to_owned(),
-                                "branch-output-schema",
-                                Some(branch_id),
-                                format!(
-                                    "Fanout node \"{id}\" branch \"{branch_id}\" outputSchema failed to compile: {}",
-                                    problem.message()
-                                ),
-                            );
-                        }
-                    }
-                    _ => bad(
-                        deepest(b, &bp, &["outputSchema"]),
-                        "branch-output-schema",
-                        Some(branch_id),
-                        format!(
-                            "Fanout node \"{id}\": branch \"{branch_id}\" must declare an outputSchema (typed escape contract)"
-                        ),
-                    ),
-                }
-            }
+            fanout_branches(f, id, branches, &mut bad);
         }
         if let Some(c) = f.value.get("convergence")
             && !matches!(
@@ -542,31 +503,127 @@ pub(crate) fn fanouts(out: &mut Sink, view: &FlowView<'_>) {
             );
         }
         if let Some(c) = f.value.get("concurrency") {
-            let n = c.as_f64();
-            let count = branches.map(Vec::len);
-            let reason = if !is_integer(c) {
-                Some(format!("must be an integer (got {})", got(Some(c))))
-            } else if n.is_some_and(|n| n < 1.0) {
-                Some(format!("must be >= 1 (got {})", got(Some(c))))
-            } else if let (Some(n), Some(len)) = (n, count)
-                && n > len as f64
-            {
-                Some(format!(
-                    "must be <= branches.length ({len}) — a fanout cannot request more concurrent workers than it has branches (got {})",
-                    got(Some(c))
-                ))
-            } else {
-                None
-            };
-            if let Some(reason) = reason {
-                bad(
-                    pointer::join(&f.pointer(), &["concurrency"]),
-                    "concurrency",
-                    None,
-                    format!("Fanout node \"{id}\": {reason}"),
-                );
-            }
+            fanout_concurrency(f, id, c, branches.map(Vec::len), &mut bad);
         }
+    }
+}
+
+/// Rule 11's branches: at least two, each with a unique non-empty `branchId`, a handler and
+/// an output schema that compiles.
+fn fanout_branches(
+    f: &NodeView<'_>,
+    id: &str,
+    branches: &[Value],
+    bad: &mut impl FnMut(String, &str, Option<&str>, String),
+) {
+    if branches.len() < 2 {
+        bad(
+            pointer::join(&f.pointer(), &["branches"]),
+            "branches",
+            None,
+            format!("Fanout node \"{id}\": must declare at least 2 branches"),
+        );
+    }
+    let mut seen = HashSet::new();
+    for (i, b) in branches.iter().enumerate() {
+        let mut bp = pointer::join(&f.pointer(), &["branches"]);
+        pointer::push_index(&mut bp, i);
+        if !b.is_object() {
+            continue; // the shape check reported it
+        }
+        let branch_id = b
+            .get("branchId")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        let Some(branch_id) = branch_id else {
+            bad(
+                deepest(b, &bp, &["branchId"]),
+                "branch-id",
+                None,
+                format!(
+                    "Fanout node \"{id}\": each branch must declare a non-empty string branchId"
+                ),
+            );
+            continue;
+        };
+        if !seen.insert(branch_id) {
+            bad(
+                deepest(b, &bp, &["branchId"]),
+                "branch-id",
+                Some(branch_id),
+                format!("Fanout node \"{id}\": duplicate branchId \"{branch_id}\" within fanout"),
+            );
+        }
+        if b.get("handler")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            bad(
+                deepest(b, &bp, &["handler"]),
+                "branch-handler",
+                Some(branch_id),
+                format!(
+                    "Fanout node \"{id}\": branch \"{branch_id}\" must declare a non-empty string handler"
+                ),
+            );
+        }
+        match b.get("outputSchema") {
+            Some(schema) if schema.is_object() => {
+                let at = pointer::join(&bp, &["outputSchema"]);
+                for problem in compile_output_schema(schema, &at) {
+                    bad(
+                        problem.instance_path().to_owned(),
+                        "branch-output-schema",
+                        Some(branch_id),
+                        format!(
+                            "Fanout node \"{id}\" branch \"{branch_id}\" outputSchema failed to compile: {}",
+                            problem.message()
+                        ),
+                    );
+                }
+            }
+            _ => bad(
+                deepest(b, &bp, &["outputSchema"]),
+                "branch-output-schema",
+                Some(branch_id),
+                format!(
+                    "Fanout node \"{id}\": branch \"{branch_id}\" must declare an outputSchema (typed escape contract)"
+                ),
+            ),
+        }
+    }
+}
+
+/// Rule 11's `concurrency`: an integer of at least 1 and at most the number of branches.
+fn fanout_concurrency(
+    f: &NodeView<'_>,
+    id: &str,
+    c: &Value,
+    count: Option<usize>,
+    bad: &mut impl FnMut(String, &str, Option<&str>, String),
+) {
+    let n = c.as_f64();
+    let reason = if !is_integer(c) {
+        Some(format!("must be an integer (got {})", got(Some(c))))
+    } else if n.is_some_and(|n| n < 1.0) {
+        Some(format!("must be >= 1 (got {})", got(Some(c))))
+    } else if let (Some(n), Some(len)) = (n, count)
+        && n > len as f64
+    {
+        Some(format!(
+            "must be <= branches.length ({len}) — a fanout cannot request more concurrent workers than it has branches (got {})",
+            got(Some(c))
+        ))
+    } else {
+        None
+    };
+    if let Some(reason) = reason {
+        bad(
+            pointer::join(&f.pointer(), &["concurrency"]),
+            "concurrency",
+            None,
+            format!("Fanout node \"{id}\": {reason}"),
+        );
     }
 }
 
@@ -883,4 +940,20 @@ pub(crate) fn first_index<'a>(view: &FlowView<'a>, scope: usize) -> HashMap<&'a 
         }
     }
     map
+}
+
+/// Compiles a loop, fanout branch, subgraph or flow output schema.
+///
+/// Upstream compiles these with Ajv 2020-12 in strict mode (spec §2.1); this uses the shared
+/// compile-once strict compiler ([`crate::schema::SchemaCache::global`]), the same one agent
+/// output schemas and settings schemas go through. One issue per reason, at `at`; the
+/// messages are the compiler's.
+fn compile_output_schema(schema: &Value, at: &str) -> Vec<Issue> {
+    match crate::schema::SchemaCache::global().get(schema).as_ref() {
+        Ok(_) => Vec::new(),
+        Err(why) => why
+            .iter()
+            .map(|w| Issue::error(IssueCode::SchemaCompile, at, w.clone()))
+            .collect(),
+    }
 }

@@ -6,7 +6,7 @@
 //! policy values, predicates) are left to that rule, so each problem is reported once, under
 //! the rule's code and message. The spec's tests accept either code for those cases.
 
-use super::Sink;
+use super::context::Sink;
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use serde_json::{Map, Value};

@@ -112,63 +112,8 @@ fn write_number(out: &mut String, n: &Number) {
     } else if let Some(u) = n.as_u64() {
         let _ = write!(out, "{u}");
     } else if let Some(f) = n.as_f64() {
-        out.push_str(&js_number(f));
+        let _ = crate::js::write_js_number(out, f);
     }
-}
-
-/// Formats a double as JavaScript's `Number.prototype.toString()` does: the shortest digits
-/// that round-trip, in plain notation for exponents in [-7, 21), else `d.ddde±x`.
-pub(crate) fn js_number(f: f64) -> String {
-    if f == 0.0 {
-        return "0".into();
-    }
-    if !f.is_finite() {
-        return if f.is_nan() {
-            "NaN".into()
-        } else if f > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    // `{:e}` gives the shortest round-trip digits: "-1.2345e-7".
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let k = digits.len() as i32;
-    // JS: value = 0.d1d2…dk × 10^n with n = exp + 1.
-    let n = exp + 1;
-    let mut s = String::from(sign);
-    if k <= n && n <= 21 {
-        s.push_str(&digits);
-        for _ in 0..(n - k) {
-            s.push('0');
-        }
-    } else if 0 < n && n <= 21 {
-        s.push_str(&digits[..n as usize]);
-        s.push('.');
-        s.push_str(&digits[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        s.push_str("0.");
-        for _ in 0..(-n) {
-            s.push('0');
-        }
-        s.push_str(&digits);
-    } else {
-        s.push_str(&digits[..1]);
-        if k > 1 {
-            s.push('.');
-            s.push_str(&digits[1..]);
-        }
-        let e = n - 1;
-        let _ = write!(s, "e{}{}", if e >= 0 { "+" } else { "-" }, e.abs());
-    }
-    s
 }
 
 fn write_string(out: &mut String, s: &str) {
@@ -194,6 +139,7 @@ fn write_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::js::js_number;
     use serde_json::json;
 
     #[test]

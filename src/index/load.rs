@@ -1,9 +1,10 @@
 //! Bytes → [`PackIndex`], collecting every problem.
 
+use super::limits::Limits;
 use super::limits::first_too_deep;
+use super::model::{Indexed, LISTS, PackIndex, kind_of_list, raw_list};
 use super::parse::{PARALLEL_MIN_BYTES, parse_document};
 use super::wire::Env;
-use super::{Indexed, Limits, PackIndex, raw_list};
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
 use crate::schema::issue_from_error;
@@ -30,7 +31,7 @@ pub struct Loaded<'a> {
 /// validator per entry kind, all built once from runstart's own pack index schema.
 struct ShapeValidators {
     envelope: jsonschema::Validator,
-    /// `(list name, validator for one entry)`, in [`super::LISTS`] order.
+    /// `(list name, validator for one entry)`, in [`LISTS`] order.
     entries: Vec<(&'static str, jsonschema::Validator)>,
 }
 
@@ -46,11 +47,11 @@ fn shape_validators() -> &'static ShapeValidators {
         let defs = full.get("$defs").cloned().unwrap_or(Value::Null);
         let mut envelope = full.clone();
         let mut entries = Vec::new();
-        for list in super::LISTS {
+        for list in LISTS {
             if let Some(prop) = envelope.pointer_mut(&format!("/properties/{list}")) {
                 *prop = serde_json::json!({"type": "array"});
             }
-            let kind = super::kind_of_list(list);
+            let kind = kind_of_list(list);
             let entry = serde_json::json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "$defs": defs,
@@ -109,39 +110,10 @@ enum Typed {
 
 fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> {
     let mut report = Report::new();
-    if bytes.len() > limits.max_index_bytes() {
-        report.push(Issue::error(
-            IssueCode::IndexTooLarge,
-            "",
-            // A capped reader stops one byte past the limit, so the size read is a lower
-            // bound, not the file's size.
-            format!(
-                "the index is larger than the limit of {} bytes; split the pack or raise the limit",
-                limits.max_index_bytes()
-            ),
-        ));
-        return Loaded {
-            text: None,
-            document: None,
-            index: None,
-            report,
-        };
-    }
-    let text = match std::str::from_utf8(bytes) {
+    let text = match text_of(bytes, limits) {
         Ok(t) => t,
-        Err(e) => {
-            let at = e.valid_up_to();
-            let valid = String::from_utf8_lossy(bytes.get(..at).unwrap_or_default());
-            let (line, column) = crate::diagnostics::pointer::line_col(&valid, valid.len());
-            report.push(
-                Issue::error(
-                    IssueCode::InvalidUtf8,
-                    "",
-                    format!("the file is not UTF-8: invalid byte sequence at byte {at}"),
-                )
-                .with_param("line", line)
-                .with_param("column", column),
-            );
+        Err(issue) => {
+            report.push(*issue);
             return Loaded {
                 text: None,
                 document: None,
@@ -150,53 +122,10 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
             };
         }
     };
-    // The depth scan and the parse both read the whole text: on a large file, run them side
-    // by side (a too-deep file still gets only the depth issue).
-    let (too_deep, parsed) = if text.len() >= PARALLEL_MIN_BYTES {
-        let (too_deep, parsed) = rayon::join(
-            || first_too_deep(bytes, limits.max_json_depth()),
-            || parse_document(text),
-        );
-        (too_deep, Some(parsed))
-    } else {
-        (first_too_deep(bytes, limits.max_json_depth()), None)
-    };
-    if let Some(at) = too_deep {
-        let (line, column) = crate::diagnostics::pointer::line_col(text, at);
-        report.push(
-            Issue::error(
-                IssueCode::JsonTooDeep,
-                "",
-                format!(
-                    "JSON nested more than {} levels deep; a pack index never needs that",
-                    limits.max_json_depth()
-                ),
-            )
-            .with_param("line", line)
-            .with_param("column", column),
-        );
-        return Loaded {
-            text: Some(text),
-            document: None,
-            index: None,
-            report,
-        };
-    }
-    let document: Value = match parsed.unwrap_or_else(|| parse_document(text)) {
+    let document = match document_of(text, limits) {
         Ok(d) => d,
-        Err(e) => {
-            let message = strip_position(&e.to_string());
-            report.push(
-                Issue::error(
-                    IssueCode::JsonSyntax,
-                    "",
-                    format!("invalid JSON: {message}"),
-                )
-                .with_param("line", e.line())
-                // serde_json says column 0 when the text ends right after a newline;
-                // columns are 1-based everywhere else.
-                .with_param("column", e.column().max(1)),
-            );
+        Err(issue) => {
+            report.push(*issue);
             return Loaded {
                 text: Some(text),
                 document: None,
@@ -205,19 +134,7 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
             };
         }
     };
-    for list in super::LISTS {
-        let n = raw_list(&document, list).len();
-        if n > limits.max_entries_per_list() {
-            report.push(Issue::error(
-                IssueCode::TooManyEntries,
-                format!("/{list}"),
-                format!(
-                    "{list} has {n} entries, over the limit of {}",
-                    limits.max_entries_per_list()
-                ),
-            ));
-        }
-    }
+    check_list_sizes(&document, limits, &mut report);
     if report.has_errors() {
         return Loaded {
             text: Some(text),
@@ -232,6 +149,99 @@ fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> 
         document: Some(document),
         index,
         report,
+    }
+}
+
+/// The file as text: within the size limit, and UTF-8. The issue is boxed (here and in
+/// `document_of`) so the success path of every load does not carry an issue-sized result.
+fn text_of<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str, Box<Issue>> {
+    if bytes.len() > limits.max_index_bytes() {
+        return Err(Box::new(Issue::error(
+            IssueCode::IndexTooLarge,
+            "",
+            // A capped reader stops one byte past the limit, so the size read is a lower
+            // bound, not the file's size.
+            format!(
+                "the index is larger than the limit of {} bytes; split the pack or raise the limit",
+                limits.max_index_bytes()
+            ),
+        )));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let valid = String::from_utf8_lossy(bytes.get(..at).unwrap_or_default());
+        let (line, column) = crate::diagnostics::pointer::line_col(&valid, valid.len());
+        Box::new(
+            Issue::error(
+                IssueCode::InvalidUtf8,
+                "",
+                format!("the file is not UTF-8: invalid byte sequence at byte {at}"),
+            )
+            .with_param("line", line)
+            .with_param("column", column),
+        )
+    })
+}
+
+/// The text as a JSON document: within the depth limit, and valid JSON.
+fn document_of(text: &str, limits: &Limits) -> Result<Value, Box<Issue>> {
+    let bytes = text.as_bytes();
+    // The depth scan and the parse both read the whole text: on a large file, run them side
+    // by side (a too-deep file still gets only the depth issue).
+    let (too_deep, parsed) = if text.len() >= PARALLEL_MIN_BYTES {
+        let (too_deep, parsed) = rayon::join(
+            || first_too_deep(bytes, limits.max_json_depth()),
+            || parse_document(text),
+        );
+        (too_deep, Some(parsed))
+    } else {
+        (first_too_deep(bytes, limits.max_json_depth()), None)
+    };
+    if let Some(at) = too_deep {
+        let (line, column) = crate::diagnostics::pointer::line_col(text, at);
+        return Err(Box::new(
+            Issue::error(
+                IssueCode::JsonTooDeep,
+                "",
+                format!(
+                    "JSON nested more than {} levels deep; a pack index never needs that",
+                    limits.max_json_depth()
+                ),
+            )
+            .with_param("line", line)
+            .with_param("column", column),
+        ));
+    }
+    parsed.unwrap_or_else(|| parse_document(text)).map_err(|e| {
+        let message = strip_position(&e.to_string());
+        Box::new(
+            Issue::error(
+                IssueCode::JsonSyntax,
+                "",
+                format!("invalid JSON: {message}"),
+            )
+            .with_param("line", e.line())
+            // serde_json says column 0 when the text ends right after a newline;
+            // columns are 1-based everywhere else.
+            .with_param("column", e.column().max(1)),
+        )
+    })
+}
+
+/// `too-many-entries` for each list over the limit.
+fn check_list_sizes(document: &Value, limits: &Limits, report: &mut Report) {
+    for list in LISTS {
+        let n = raw_list(document, list).len();
+        if n > limits.max_entries_per_list() {
+            report.push(Issue::error(
+                IssueCode::TooManyEntries,
+                format!("/{list}"),
+                format!(
+                    "{list} has {n} entries, over the limit of {}",
+                    limits.max_entries_per_list()
+                ),
+            ));
+        }
     }
 }
 

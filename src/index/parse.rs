@@ -8,7 +8,7 @@
 //! `serde_json::from_str::<Value>` gives, errors included: whenever the split does not go
 //! through, the whole text is parsed the ordinary way and that result is returned.
 
-use super::PackIndex;
+use super::model::PackIndex;
 use rayon::prelude::*;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;

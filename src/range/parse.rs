@@ -8,29 +8,14 @@
 //! per-comparator stages build comparators directly instead of text, which is where the speed
 //! comes from.
 
-use super::scan::{self, XRange};
+use super::comparator::{Comparator, Op};
+use super::error::{RangeError, RangeErrorKind};
+use super::limits::{MAX_SAFE_INTEGER, MAX_VERSION_LENGTH};
+use super::scan::{self, XRange, is_js_space};
 use super::small::Comparators;
-use super::{Comparator, MAX_SAFE_INTEGER, MAX_VERSION_LENGTH, Op, RangeError, RangeErrorKind};
+use super::version::ZERO_PRERELEASE;
 use semver::{BuildMetadata, Prerelease, Version};
 use std::borrow::Cow;
-
-/// JavaScript's `\s` (and `String.prototype.trim`): the whitespace node-semver collapses.
-pub(super) fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}'..='\u{d}'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
-    )
-}
 
 /// The length in bytes of `input` trimmed and with every run of JavaScript whitespace
 /// collapsed to one space: what [`normalize`] would produce. Linear, allocates nothing.
@@ -188,7 +173,7 @@ impl Ctx {
         }
         let pre = match p.pre {
             None => Prerelease::EMPTY,
-            Some(b"0") => super::ZERO_PRERELEASE.clone(),
+            Some(b"0") => ZERO_PRERELEASE.clone(),
             Some(pre) => std::str::from_utf8(pre)
                 .ok()
                 .and_then(|s| Prerelease::new(s).ok())

@@ -3,7 +3,26 @@
 //! Each function here replaces one of node-semver's regular expressions (`internal/re.js`) with a
 //! forward scan that never backtracks. Where node-semver's regex would backtrack, the comment
 //! says why the first choice is the only one that can succeed, so the scan gives the same
-//! answer. Every function works on ASCII bytes: the caller has already refused anything else.
+//! answer. Every function but `is_js_space` (which runs first) works on ASCII bytes: the caller
+//! has already refused anything else.
+
+/// JavaScript's `\s` (and `String.prototype.trim`): the whitespace node-semver collapses.
+pub(super) fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
 
 /// Is `b` one of the characters that node-semver skips before a version (`[v=\s]`)?
 ///

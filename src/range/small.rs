@@ -5,7 +5,7 @@
 //! saves a heap allocation per parse, which was the largest single cost of a parse; longer
 //! ranges move to a `Vec` once, on the third push.
 
-use super::Comparator;
+use super::comparator::Comparator;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 

@@ -332,57 +332,13 @@ impl RouteSnapshot {
                 .chain(p.attributes.iter().flatten().map(String::as_str))
         }));
         let words = tags.len().div_ceil(64).max(1);
-        let sym = |map: &HashMap<&str, u32>, s: &str| map.get(s).copied().unwrap_or(NO_SYM);
-        let pid_rank = collation_ranks(&pid_map);
-        let mname_rank = collation_ranks(&mname_map);
-        let rank_of =
-            |ranks: &[u32], sym: u32| ranks.get(sym as usize).copied().unwrap_or(u32::MAX);
-        let mut staged: Vec<Staged> = Vec::new();
-        // Reused per model: one allocation each for the whole compile.
-        let (mut feat, mut tag) = (Vec::with_capacity(words), Vec::with_capacity(words));
-        for (pi, p) in providers.iter().enumerate() {
-            let mut attr = vec![0u64; words];
-            for a in p.attributes.iter().flatten() {
-                set_bit(&mut attr, sym(&tag_map, a));
-            }
-            let pid = sym(&pid_map, &p.id);
-            let kind = sym(&kind_map, p.kind_or_default());
-            for (mi, m) in p.models.iter().enumerate() {
-                feat.clear();
-                feat.resize(words, 0);
-                for f in &m.features {
-                    set_bit(&mut feat, sym(&tag_map, f));
-                }
-                tag.clear();
-                tag.extend(feat.iter().zip(&attr).map(|(f, a)| f | a));
-                let mname = sym(&mname_map, &m.name);
-                let is_default = p.default_model.as_deref() == Some(m.name.as_str());
-                let row = Row {
-                    features: feat.first().copied().unwrap_or(0),
-                    tags: tag.first().copied().unwrap_or(0),
-                    context_window: m.context_window,
-                    prompt_cost: m.cost.prompt_usd_per_1k_tokens,
-                    p95: m.p95_latency_ms.unwrap_or(f64::NAN),
-                    pid,
-                    mname,
-                    kind,
-                    provider: u32::try_from(pi).unwrap_or(u32::MAX),
-                    model: u32::try_from(mi).unwrap_or(u32::MAX),
-                    fallback: p.fallback,
-                };
-                let key = (
-                    rank_of(&pid_rank, pid),
-                    !is_default,
-                    rank_of(&mname_rank, mname),
-                );
-                staged.push((
-                    key,
-                    row,
-                    feat.get(1..).unwrap_or_default().to_vec(),
-                    tag.get(1..).unwrap_or_default().to_vec(),
-                ));
-            }
-        }
+        let maps = SymMaps {
+            pid: &pid_map,
+            mname: &mname_map,
+            kind: &kind_map,
+            tag: &tag_map,
+        };
+        let mut staged = stage_rows(&providers, &maps, words);
         // Stable: tuples the comparator calls equal keep expansion order (spec §2.8).
         staged.sort_by_key(|(key, ..)| *key);
         let mut rows = Vec::with_capacity(staged.len());
@@ -404,38 +360,8 @@ impl RouteSnapshot {
             })
             .collect();
         let row_words = rows.len().div_ceil(64);
-        let mut kind_rows = vec![0u64; kinds.len() * row_words];
-        let mut feature_rows = vec![0u64; tags.len().min(64) * row_words];
-        for (i, row) in rows.iter().enumerate() {
-            let (w, bit) = (i / 64, 1u64 << (i % 64));
-            if let Some(word) = kind_rows.get_mut(row.kind as usize * row_words + w) {
-                *word |= bit;
-            }
-            let mut f = row.features;
-            while f != 0 {
-                let tag = f.trailing_zeros() as usize;
-                f &= f - 1;
-                if let Some(word) = feature_rows.get_mut(tag * row_words + w) {
-                    *word |= bit;
-                }
-            }
-        }
-        let provider_arcs: Vec<Arc<str>> =
-            providers.iter().map(|p| Arc::from(p.id.as_str())).collect();
-        let shared_names = rows
-            .iter()
-            .map(|r| {
-                let provider = provider_arcs
-                    .get(r.provider as usize)
-                    .cloned()
-                    .unwrap_or_else(|| Arc::from(""));
-                let model = providers
-                    .get(r.provider as usize)
-                    .and_then(|p| p.models.get(r.model as usize))
-                    .map_or_else(|| Arc::from(""), |m| Arc::from(m.name.as_str()));
-                (provider, model)
-            })
-            .collect();
+        let (kind_rows, feature_rows) = row_bitsets(&rows, kinds.len(), tags.len(), row_words);
+        let shared_names = shared_names(&providers, &rows);
         let provider_syms = providers
             .iter()
             .map(|p| {
@@ -996,6 +922,114 @@ fn global_symbols(tables: [&SymTable; 5]) -> (Vec<(Global, [u32; 5])>, bool) {
     (globals, complete)
 }
 
+/// The symbol of `s` in `map`, or [`NO_SYM`].
+fn sym(map: &HashMap<&str, u32>, s: &str) -> u32 {
+    map.get(s).copied().unwrap_or(NO_SYM)
+}
+
+/// The symbol maps of a snapshot's string tables, for staging its rows.
+struct SymMaps<'a, 'p> {
+    pid: &'a HashMap<&'p str, u32>,
+    mname: &'a HashMap<&'p str, u32>,
+    kind: &'a HashMap<&'p str, u32>,
+    tag: &'a HashMap<&'p str, u32>,
+}
+
+/// One staged row per `(provider, model)` tuple, in expansion order, with its sort key and
+/// the feature and tag words past the first.
+fn stage_rows(providers: &[ProviderMetadata], maps: &SymMaps<'_, '_>, words: usize) -> Vec<Staged> {
+    let pid_rank = collation_ranks(maps.pid);
+    let mname_rank = collation_ranks(maps.mname);
+    let rank_of = |ranks: &[u32], sym: u32| ranks.get(sym as usize).copied().unwrap_or(u32::MAX);
+    let mut staged: Vec<Staged> = Vec::new();
+    // Reused per model: one allocation each for the whole compile.
+    let (mut feat, mut tag) = (Vec::with_capacity(words), Vec::with_capacity(words));
+    for (pi, p) in providers.iter().enumerate() {
+        let mut attr = vec![0u64; words];
+        for a in p.attributes.iter().flatten() {
+            set_bit(&mut attr, sym(maps.tag, a));
+        }
+        let pid = sym(maps.pid, &p.id);
+        let kind = sym(maps.kind, p.kind_or_default());
+        for (mi, m) in p.models.iter().enumerate() {
+            feat.clear();
+            feat.resize(words, 0);
+            for f in &m.features {
+                set_bit(&mut feat, sym(maps.tag, f));
+            }
+            tag.clear();
+            tag.extend(feat.iter().zip(&attr).map(|(f, a)| f | a));
+            let mname = sym(maps.mname, &m.name);
+            let is_default = p.default_model.as_deref() == Some(m.name.as_str());
+            let row = Row {
+                features: feat.first().copied().unwrap_or(0),
+                tags: tag.first().copied().unwrap_or(0),
+                context_window: m.context_window,
+                prompt_cost: m.cost.prompt_usd_per_1k_tokens,
+                p95: m.p95_latency_ms.unwrap_or(f64::NAN),
+                pid,
+                mname,
+                kind,
+                provider: u32::try_from(pi).unwrap_or(u32::MAX),
+                model: u32::try_from(mi).unwrap_or(u32::MAX),
+                fallback: p.fallback,
+            };
+            let key = (
+                rank_of(&pid_rank, pid),
+                !is_default,
+                rank_of(&mname_rank, mname),
+            );
+            staged.push((
+                key,
+                row,
+                feat.get(1..).unwrap_or_default().to_vec(),
+                tag.get(1..).unwrap_or_default().to_vec(),
+            ));
+        }
+    }
+    staged
+}
+
+/// Per kind and per feature (the first 64 tags), a bitset of the rows that have it,
+/// `row_words` words each.
+fn row_bitsets(rows: &[Row], kinds: usize, tags: usize, row_words: usize) -> (Vec<u64>, Vec<u64>) {
+    let mut kind_rows = vec![0u64; kinds * row_words];
+    let mut feature_rows = vec![0u64; tags.min(64) * row_words];
+    for (i, row) in rows.iter().enumerate() {
+        let (w, bit) = (i / 64, 1u64 << (i % 64));
+        if let Some(word) = kind_rows.get_mut(row.kind as usize * row_words + w) {
+            *word |= bit;
+        }
+        let mut f = row.features;
+        while f != 0 {
+            let tag = f.trailing_zeros() as usize;
+            f &= f - 1;
+            if let Some(word) = feature_rows.get_mut(tag * row_words + w) {
+                *word |= bit;
+            }
+        }
+    }
+    (kind_rows, feature_rows)
+}
+
+/// Each row's provider id and model name as shared text, for the decisions.
+fn shared_names(providers: &[ProviderMetadata], rows: &[Row]) -> Vec<(Arc<str>, Arc<str>)> {
+    let provider_arcs: Vec<Arc<str>> = providers.iter().map(|p| Arc::from(p.id.as_str())).collect();
+    rows.iter()
+        .map(|r| {
+            let provider = provider_arcs
+                .get(r.provider as usize)
+                .cloned()
+                .unwrap_or_else(|| Arc::from(""));
+            let model = providers
+                .get(r.provider as usize)
+                .and_then(|p| p.models.get(r.model as usize))
+                .map_or_else(|| Arc::from(""), |m| Arc::from(m.name.as_str()));
+            (provider, model)
+        })
+        .collect()
+}
+
 /// Dense collation ranks of interned strings, indexed by symbol: equal-comparing strings
 /// (ignorable code points) share a rank, so the integer order is exactly `localeCompare`'s.
 fn collation_ranks(map: &HashMap<&str, u32>) -> Vec<u32> {
@@ -1190,7 +1224,8 @@ impl<'s> Routed<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::route::route;
+    // The per-call path itself (`crate::route::route` only forwards to it).
+    use crate::route::reference::route;
     use serde_json::json;
 
     fn input(v: serde_json::Value) -> RouteInput {

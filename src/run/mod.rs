@@ -40,6 +40,7 @@ mod compiled;
 mod error;
 mod instant;
 mod prepare;
+mod register;
 mod wire;
 
 pub use error::RunStartError;

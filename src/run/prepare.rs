@@ -7,13 +7,12 @@ use super::compiled::{
 use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins};
 use super::{RunStartError, Snapshot};
 use crate::catalog::ResolveError;
-use crate::diagnostics::IssueCode;
 use crate::range::parse_version;
 use crate::route::{
     AllowDeny, CompiledPolicy, RouteRequest, Scratch, TenantPolicy, merge_tenant_policies,
 };
 use crate::template::{CompiledTemplate, PromptError, PromptGlobals, PromptParameter};
-use crate::validate::block_pin_message;
+use crate::validate::{block_pin_message, model_settings_problems};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -101,7 +100,7 @@ impl Snapshot {
 
 /// Steps 3 and 4: the agent's tools, then its blocks, each through the turn's pins, then the
 /// agent's pins (made at registration). With no turn pins the answer is the same for every
-/// run, which is why registration keeps it (`PackState::repin`).
+/// run, which is why registration keeps it (`PackState::repin` in `register`).
 ///
 /// # Errors
 ///
@@ -347,23 +346,13 @@ fn resolve_block(
     if block.kind() != want {
         return Err(fail(format!("{desc} is a {} block", block.kind())));
     }
-    if let (Role::ModelSettings, BlockContent::Settings { values }) = (role, &block.content) {
-        let problems = crate::schema::model_settings_schema().issues(
-            values,
-            "/content/values",
-            IssueCode::BlockUnresolvable,
-        );
-        if !problems.is_empty() {
-            let why: Vec<String> = problems
-                .iter()
-                .map(|p| format!("{} {}", p.instance_path(), p.message()))
-                .collect();
-            return Err(fail(format!(
-                "{desc} version {} isn't model settings: {}",
-                block.version_text,
-                why.join("; ")
-            )));
-        }
+    if let (Role::ModelSettings, BlockContent::Settings { values }) = (role, &block.content)
+        && let Some(why) = model_settings_problems(values)
+    {
+        return Err(fail(format!(
+            "{desc} version {} isn't model settings: {why}",
+            block.version_text
+        )));
     }
     Ok(Arc::clone(block))
 }

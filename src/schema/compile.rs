@@ -1286,8 +1286,8 @@ impl<'s> Compiler<'s> {
         }
     }
 
-    // One arm per keyword, each in Ajv's words: guards inside the arms read closer to Ajv.
-    #[allow(clippy::too_many_lines, clippy::collapsible_match)]
+    // One method per family of keywords, one arm per keyword, each in Ajv's words: guards
+    // inside the arms read closer to Ajv.
     fn keyword(
         &mut self,
         cx: &mut Cx,
@@ -1300,11 +1300,52 @@ impl<'s> Compiler<'s> {
         let Some(value) = m.get(kw) else {
             return Ok(());
         };
-        let path = format!("{}/{kw}", cx.err);
-        let num = |v: &Value| -> R<f64> {
-            v.as_f64()
-                .ok_or_else(|| format!("{kw} value must be \"number\""))
+        let k = Kw {
+            m,
+            this,
+            kw,
+            value,
+            path: format!("{}/{kw}", cx.err),
+            group,
         };
+        match kw {
+            "$dynamicAnchor" | "$recursiveAnchor" | "$dynamicRef" | "$recursiveRef" | "$ref"
+            | "const" | "enum" => self.core_keyword(cx, k, out),
+            "not" | "anyOf" | "oneOf" | "allOf" | "if" | "then" | "else" => {
+                self.applicator_keyword(cx, k, out)
+            }
+            "maximum" | "minimum" | "exclusiveMaximum" | "exclusiveMinimum" | "multipleOf"
+            | "maxLength" | "minLength" | "maxProperties" | "minProperties" | "maxItems"
+            | "minItems" => self.number_keyword(k, out),
+            "pattern"
+            | "format"
+            | "formatMaximum"
+            | "formatMinimum"
+            | "formatExclusiveMaximum"
+            | "formatExclusiveMinimum" => self.string_keyword(cx, k, out),
+            "uniqueItems" | "prefixItems" | "items" | "contains" | "maxContains"
+            | "minContains" | "unevaluatedItems" => self.array_keyword(cx, k, out),
+            "required" | "propertyNames" | "additionalProperties" | "unevaluatedProperties" => {
+                self.object_keyword(cx, k, out)
+            }
+            "dependentRequired" | "dependencies" | "dependentSchemas" => {
+                self.dependencies_keyword(cx, k, out)
+            }
+            "properties" | "patternProperties" => self.properties_keyword(cx, k, out),
+            _ => Ok(()),
+        }
+    }
+
+    /// References, dynamic anchors, `const` and `enum`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn core_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            this,
+            kw,
+            value,
+            path,
+            ..
+        } = k;
         match kw {
             "$dynamicAnchor" => {
                 let Value::String(name) = value else {
@@ -1358,7 +1399,6 @@ impl<'s> Compiler<'s> {
                 let step = self.reference(cx, r)?;
                 out.push(step);
             }
-            "type" | "nullable" => {}
             "const" => out.push(Step::Const {
                 value: value.clone(),
                 param: js_json(value),
@@ -1377,6 +1417,18 @@ impl<'s> Compiler<'s> {
                     path,
                 });
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `not`, `anyOf`/`oneOf`/`allOf` and `if`/`then`/`else`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn applicator_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m, kw, value, path, ..
+        } = k;
+        match kw {
             "not" => {
                 let node = if self.always_valid(value)? {
                     None
@@ -1458,6 +1510,18 @@ impl<'s> Compiler<'s> {
                     self.strict(format!("\"{kw}\" without \"if\" is ignored"))?;
                 }
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Numeric limits: `maximum` and the like, `multipleOf`, and the length and count limits.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn number_keyword(&mut self, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            kw, value, path, ..
+        } = k;
+        match kw {
             "maximum" | "minimum" | "exclusiveMaximum" | "exclusiveMinimum" => {
                 let (cmp, text) = match kw {
                     "maximum" => (Cmp::Max, "<="),
@@ -1465,7 +1529,7 @@ impl<'s> Compiler<'s> {
                     "exclusiveMaximum" => (Cmp::ExMax, "<"),
                     _ => (Cmp::ExMin, ">"),
                 };
-                let limit = num(value)?;
+                let limit = number_value(kw, value)?;
                 let shown = value
                     .as_number()
                     .map(super::text::js_number_of)
@@ -1479,7 +1543,7 @@ impl<'s> Compiler<'s> {
                 });
             }
             "multipleOf" => {
-                let by = num(value)?;
+                let by = number_value(kw, value)?;
                 let shown = value
                     .as_number()
                     .map(super::text::js_number_of)
@@ -1493,7 +1557,7 @@ impl<'s> Compiler<'s> {
             }
             "maxLength" | "minLength" | "maxProperties" | "minProperties" | "maxItems"
             | "minItems" => {
-                let limit = num(value)?;
+                let limit = number_value(kw, value)?;
                 let max = kw.starts_with("max");
                 let shown = value
                     .as_number()
@@ -1535,6 +1599,23 @@ impl<'s> Compiler<'s> {
                     },
                 });
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `pattern`, `format` and the `format*` limits.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn string_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m,
+            kw,
+            value,
+            path,
+            group,
+            ..
+        } = k;
+        match kw {
             "pattern" => {
                 let Value::String(source) = value else {
                     return Err("pattern value must be \"string\"".to_owned());
@@ -1581,30 +1662,18 @@ impl<'s> Compiler<'s> {
                     ));
                 }
             }
-            "required" => {
-                let Value::Array(list) = value else {
-                    return Err("required value must be [\"array\"]".to_owned());
-                };
-                if list.is_empty() {
-                    return Ok(());
-                }
-                let props: Vec<String> = list
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect();
-                let own = m.get("properties").and_then(Value::as_object);
-                for r in &props {
-                    let defined =
-                        own.is_some_and(|p| p.contains_key(r)) || cx.defined.borrow().contains(r);
-                    if !defined {
-                        self.strict(format!(
-                            "required property \"{r}\" is not defined at \"{}{}\" (strictRequired)",
-                            self.envs[cx.env].base_id, cx.err
-                        ))?;
-                    }
-                }
-                out.push(Step::Required { props, path });
-            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Array keywords: `uniqueItems`, `prefixItems`, `items`, `contains` and its bounds, `unevaluatedItems`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn array_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m, kw, value, path, ..
+        } = k;
+        match kw {
             "uniqueItems" => {
                 if value == &Value::Bool(true) {
                     let scalar = match m.get("items") {
@@ -1695,20 +1764,43 @@ impl<'s> Compiler<'s> {
                     self.strict(format!("\"{kw}\" without \"contains\" is ignored"))?;
                 }
             }
-            "unevaluatedItems" => {
-                self.track_evaluated = true;
-                let node = match value {
-                    Value::Bool(false) => None,
-                    v if self.always_valid(v)? => {
-                        out.push(Step::EvaluateAll { props: false });
-                        return Ok(());
-                    }
-                    v => {
-                        let child = Self::child_data(cx, path.clone(), Vec::new());
-                        Some(self.sub(child, v)?)
-                    }
+            "unevaluatedItems" => self.unevaluated(cx, value, path, false, out)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Object keywords: `required`, `propertyNames`, `additionalProperties`,
+    /// `unevaluatedProperties`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn object_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m, kw, value, path, ..
+        } = k;
+        match kw {
+            "required" => {
+                let Value::Array(list) = value else {
+                    return Err("required value must be [\"array\"]".to_owned());
                 };
-                out.push(Step::UnevaluatedItems { node, path });
+                if list.is_empty() {
+                    return Ok(());
+                }
+                let props: Vec<String> = list
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect();
+                let own = m.get("properties").and_then(Value::as_object);
+                for r in &props {
+                    let defined =
+                        own.is_some_and(|p| p.contains_key(r)) || cx.defined.borrow().contains(r);
+                    if !defined {
+                        self.strict(format!(
+                            "required property \"{r}\" is not defined at \"{}{}\" (strictRequired)",
+                            self.envs[cx.env].base_id, cx.err
+                        ))?;
+                    }
+                }
+                out.push(Step::Required { props, path });
             }
             "propertyNames" => {
                 if self.always_valid(value)? {
@@ -1747,6 +1839,107 @@ impl<'s> Compiler<'s> {
                     path,
                 });
             }
+            "unevaluatedProperties" => self.unevaluated(cx, value, path, true, out)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `unevaluatedItems` (`props` false) or `unevaluatedProperties` (true): `false` rejects
+    /// whatever nothing else evaluated, an always-valid schema marks everything evaluated,
+    /// any other schema checks each such item or property.
+    fn unevaluated(
+        &mut self,
+        cx: &mut Cx,
+        value: &'s Value,
+        path: String,
+        props: bool,
+        out: &mut Vec<Step>,
+    ) -> R<()> {
+        self.track_evaluated = true;
+        let node = match value {
+            Value::Bool(false) => None,
+            v if self.always_valid(v)? => {
+                out.push(Step::EvaluateAll { props });
+                return Ok(());
+            }
+            v => {
+                let child = Self::child_data(cx, path.clone(), Vec::new());
+                Some(self.sub(child, v)?)
+            }
+        };
+        out.push(if props {
+            Step::UnevaluatedProperties { node, path }
+        } else {
+            Step::UnevaluatedItems { node, path }
+        });
+        Ok(())
+    }
+
+    /// `dependentRequired`, `dependentSchemas` and draft 7's `dependencies` (both kinds).
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn dependencies_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            kw, value, path, ..
+        } = k;
+        match kw {
+            "dependentRequired" | "dependencies" | "dependentSchemas" => {
+                let Value::Object(deps) = value else {
+                    return Err(format!("{kw} value must be \"object\""));
+                };
+                let keyword: &'static str = match kw {
+                    "dependentRequired" => "dependentRequired",
+                    "dependencies" => "dependencies",
+                    _ => "dependentSchemas",
+                };
+                let mut prop_deps = Vec::new();
+                let mut sch_deps = Vec::new();
+                for (prop, d) in deps {
+                    match d {
+                        Value::Array(list) if kw != "dependentSchemas" => {
+                            if !list.is_empty() {
+                                let names = list
+                                    .iter()
+                                    .filter_map(|v| v.as_str().map(str::to_owned))
+                                    .collect();
+                                prop_deps.push((prop.clone(), names));
+                            }
+                        }
+                        s if kw != "dependentRequired" => {
+                            if !self.always_valid(s)? {
+                                let child = Self::child_same(
+                                    cx,
+                                    format!("{path}/{}", escape_fragment(prop)),
+                                );
+                                sch_deps.push((prop.clone(), self.sub(child, s)?));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if !prop_deps.is_empty() {
+                    out.push(Step::PropertyDeps {
+                        deps: prop_deps,
+                        keyword,
+                        path,
+                    });
+                }
+                if !sch_deps.is_empty() {
+                    out.push(Step::SchemaDeps(sch_deps));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `properties` and `patternProperties`.
+    #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
+    fn properties_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
+        let Kw {
+            m, kw, value, path, ..
+        } = k;
+        match kw {
             "properties" => {
                 let Value::Object(props) = value else {
                     return Err("properties value must be \"object\"".to_owned());
@@ -1819,70 +2012,27 @@ impl<'s> Compiler<'s> {
                 }
                 out.push(Step::PatternProperties(compiled));
             }
-            "dependentRequired" | "dependencies" | "dependentSchemas" => {
-                let Value::Object(deps) = value else {
-                    return Err(format!("{kw} value must be \"object\""));
-                };
-                let keyword: &'static str = match kw {
-                    "dependentRequired" => "dependentRequired",
-                    "dependencies" => "dependencies",
-                    _ => "dependentSchemas",
-                };
-                let mut prop_deps = Vec::new();
-                let mut sch_deps = Vec::new();
-                for (prop, d) in deps {
-                    match d {
-                        Value::Array(list) if kw != "dependentSchemas" => {
-                            if !list.is_empty() {
-                                let names = list
-                                    .iter()
-                                    .filter_map(|v| v.as_str().map(str::to_owned))
-                                    .collect();
-                                prop_deps.push((prop.clone(), names));
-                            }
-                        }
-                        s if kw != "dependentRequired" => {
-                            if !self.always_valid(s)? {
-                                let child = Self::child_same(
-                                    cx,
-                                    format!("{path}/{}", escape_fragment(prop)),
-                                );
-                                sch_deps.push((prop.clone(), self.sub(child, s)?));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                if !prop_deps.is_empty() {
-                    out.push(Step::PropertyDeps {
-                        deps: prop_deps,
-                        keyword,
-                        path,
-                    });
-                }
-                if !sch_deps.is_empty() {
-                    out.push(Step::SchemaDeps(sch_deps));
-                }
-            }
-            "unevaluatedProperties" => {
-                self.track_evaluated = true;
-                let node = match value {
-                    Value::Bool(false) => None,
-                    v if self.always_valid(v)? => {
-                        out.push(Step::EvaluateAll { props: true });
-                        return Ok(());
-                    }
-                    v => {
-                        let child = Self::child_data(cx, path.clone(), Vec::new());
-                        Some(self.sub(child, v)?)
-                    }
-                };
-                out.push(Step::UnevaluatedProperties { node, path });
-            }
             _ => {}
         }
         Ok(())
     }
+}
+
+/// What every keyword arm reads: the schema object, the schema, the keyword, its value, its
+/// error path (`#/…/keyword`) and the data type group it sits in.
+struct Kw<'k, 's> {
+    m: &'s Map<String, Value>,
+    this: &'s Value,
+    kw: &'k str,
+    value: &'s Value,
+    path: String,
+    group: Option<Group>,
+}
+
+/// A numeric keyword's value.
+fn number_value(kw: &str, v: &Value) -> R<f64> {
+    v.as_f64()
+        .ok_or_else(|| format!("{kw} value must be \"number\""))
 }
 
 /// Deepest nesting of arrays and objects in `v`, found without recursion.
@@ -1969,84 +2119,5 @@ fn push_children<'s>(
     // Reverse so the stack pops them in document order.
     for (s, p) in children.into_iter().rev() {
         stack.push((s, p, base.to_owned(), depth));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::schema::CompiledSchema;
-    use serde_json::{Value, json};
-
-    fn verdict(schema: Value) -> Result<(), String> {
-        CompiledSchema::compile(&schema)
-            .map(|_| ())
-            .map_err(|mut why| why.remove(0))
-    }
-
-    #[test]
-    fn strict_mode_verdicts_follow_ajv() {
-        let ok = [
-            // strictRequired sees properties from an earlier allOf branch and an inlined $ref.
-            json!({"type": "object", "allOf": [{"properties": {"a": {}}}, {"required": ["a"]}]}),
-            json!({"type": "object", "$defs": {"p": {"type": "object", "properties": {"a": {}}}},
-                   "allOf": [{"$ref": "#/$defs/p"}, {"required": ["a"]}]}),
-            // An unused $defs entry is never compiled.
-            json!({"type": "object", "$defs": {"unused": {"minimum": 1}}}),
-            // propertyNames applies to strings, dependentSchemas to the same object.
-            json!({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}),
-            json!({"type": "object", "properties": {"a": {}}, "dependentSchemas": {"a": {"required": ["a"]}}}),
-            // format applies to numbers too; nullable adds null.
-            json!({"type": "integer", "format": "int32"}),
-            json!({"type": "string", "nullable": true, "minLength": 1}),
-        ];
-        for s in ok {
-            assert_eq!(verdict(s.clone()), Ok(()), "{s}");
-        }
-        let refused = [
-            (
-                json!({"type": "object", "properties": {"a": {}}, "anyOf": [{"required": ["a"]}]}),
-                "strict mode: required property \"a\" is not defined at \"#/anyOf/0\" (strictRequired)",
-            ),
-            (
-                json!({"if": {"type": "string"}}),
-                "strict mode: \"if\" without \"then\" and \"else\" is ignored",
-            ),
-            (
-                json!({"$anchor": "a"}),
-                "strict mode: unknown keyword: \"$anchor\"",
-            ),
-            (
-                json!({"nullable": true}),
-                "\"nullable\" cannot be used without \"type\"",
-            ),
-            (
-                json!({"type": "object", "properties": {"ab": {}}, "patternProperties": {"^a": {}}}),
-                "strict mode: property ab matches pattern ^a (use allowMatchingProperties)",
-            ),
-            (json!({"enum": []}), "enum must have non-empty array"),
-            (
-                json!({"$dynamicRef": "other#x"}),
-                "\"$dynamicRef\" only supports hash fragment reference",
-            ),
-            (
-                json!({"type": "string", "format": "zip"}),
-                "unknown format \"zip\" ignored in schema at path \"#\"",
-            ),
-            (
-                json!({"format": "email"}),
-                "strict mode: missing type \"number,string\" for keyword \"format\" at \"#\" (strictTypes)",
-            ),
-            (
-                json!({"$schema": "http://json-schema.org/draft-07/schema#"}),
-                "no schema with key or ref \"http://json-schema.org/draft-07/schema#\"",
-            ),
-            (
-                json!({"type": "strin"}),
-                "schema is invalid: data/type must be equal to one of the allowed values, data/type must be array, data/type must match a schema in anyOf",
-            ),
-        ];
-        for (s, why) in refused {
-            assert_eq!(verdict(s.clone()), Err(why.to_owned()), "{s}");
-        }
     }
 }

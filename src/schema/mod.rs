@@ -463,3 +463,82 @@ mod deep_compile_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod strict_mode_tests {
+    use super::CompiledSchema;
+    use serde_json::{Value, json};
+
+    fn verdict(schema: Value) -> Result<(), String> {
+        CompiledSchema::compile(&schema)
+            .map(|_| ())
+            .map_err(|mut why| why.remove(0))
+    }
+
+    #[test]
+    fn strict_mode_verdicts_follow_ajv() {
+        let ok = [
+            // strictRequired sees properties from an earlier allOf branch and an inlined $ref.
+            json!({"type": "object", "allOf": [{"properties": {"a": {}}}, {"required": ["a"]}]}),
+            json!({"type": "object", "$defs": {"p": {"type": "object", "properties": {"a": {}}}},
+                   "allOf": [{"$ref": "#/$defs/p"}, {"required": ["a"]}]}),
+            // An unused $defs entry is never compiled.
+            json!({"type": "object", "$defs": {"unused": {"minimum": 1}}}),
+            // propertyNames applies to strings, dependentSchemas to the same object.
+            json!({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}),
+            json!({"type": "object", "properties": {"a": {}}, "dependentSchemas": {"a": {"required": ["a"]}}}),
+            // format applies to numbers too; nullable adds null.
+            json!({"type": "integer", "format": "int32"}),
+            json!({"type": "string", "nullable": true, "minLength": 1}),
+        ];
+        for s in ok {
+            assert_eq!(verdict(s.clone()), Ok(()), "{s}");
+        }
+        let refused = [
+            (
+                json!({"type": "object", "properties": {"a": {}}, "anyOf": [{"required": ["a"]}]}),
+                "strict mode: required property \"a\" is not defined at \"#/anyOf/0\" (strictRequired)",
+            ),
+            (
+                json!({"if": {"type": "string"}}),
+                "strict mode: \"if\" without \"then\" and \"else\" is ignored",
+            ),
+            (
+                json!({"$anchor": "a"}),
+                "strict mode: unknown keyword: \"$anchor\"",
+            ),
+            (
+                json!({"nullable": true}),
+                "\"nullable\" cannot be used without \"type\"",
+            ),
+            (
+                json!({"type": "object", "properties": {"ab": {}}, "patternProperties": {"^a": {}}}),
+                "strict mode: property ab matches pattern ^a (use allowMatchingProperties)",
+            ),
+            (json!({"enum": []}), "enum must have non-empty array"),
+            (
+                json!({"$dynamicRef": "other#x"}),
+                "\"$dynamicRef\" only supports hash fragment reference",
+            ),
+            (
+                json!({"type": "string", "format": "zip"}),
+                "unknown format \"zip\" ignored in schema at path \"#\"",
+            ),
+            (
+                json!({"format": "email"}),
+                "strict mode: missing type \"number,string\" for keyword \"format\" at \"#\" (strictTypes)",
+            ),
+            (
+                json!({"$schema": "http://json-schema.org/draft-07/schema#"}),
+                "no schema with key or ref \"http://json-schema.org/draft-07/schema#\"",
+            ),
+            (
+                json!({"type": "strin"}),
+                "schema is invalid: data/type must be equal to one of the allowed values, data/type must be array, data/type must match a schema in anyOf",
+            ),
+        ];
+        for (s, why) in refused {
+            assert_eq!(verdict(s.clone()), Err(why.to_owned()), "{s}");
+        }
+    }
+}

@@ -1,51 +1,9 @@
 //! How Ajv writes values into messages and paths: JavaScript's number formatting, JSON Pointer
 //! escaping and `encodeURIComponent` for schema path segments.
 
-use serde_json::{Number, Value};
-
 /// JavaScript's `String(x)` for a number.
-pub(crate) fn js_number(x: f64) -> String {
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    if x.is_nan() {
-        return "NaN".to_owned();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
-    }
-    if x.fract() == 0.0 && x.abs() < 1e21 {
-        return format!("{x}");
-    }
-    // Shortest round-trip digits and exponent, then JavaScript's layout (ECMA-262 Number::toString).
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let k = digits.len() as i32;
-    let n = exp + 1;
-    let sign = if x < 0.0 { "-" } else { "" };
-    let body = if k <= n && n <= 21 {
-        format!("{digits}{}", "0".repeat((n - k) as usize))
-    } else if 0 < n && n <= 21 {
-        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
-    } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", "0".repeat((-n) as usize))
-    } else {
-        let e = n - 1;
-        let e = if e >= 0 {
-            format!("+{e}")
-        } else {
-            e.to_string()
-        };
-        if k == 1 {
-            format!("{digits}e{e}")
-        } else {
-            format!("{}.{}e{e}", &digits[..1], &digits[1..])
-        }
-    };
-    format!("{sign}{body}")
-}
+pub(crate) use crate::js::js_number;
+use serde_json::{Number, Value};
 
 /// A JSON number as JavaScript would print it.
 pub(crate) fn js_number_of(n: &Number) -> String {
@@ -101,20 +59,7 @@ pub(crate) fn escape_fragment(token: &str) -> String {
 /// Ajv's `unescapeFragment`: `decodeURIComponent`, then pointer unescaping. `None` when the
 /// percent-encoding is malformed (JavaScript throws `URIError: URI malformed`).
 pub(crate) fn unescape_fragment(token: &str) -> Option<String> {
-    let b = token.as_bytes();
-    let mut bytes = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = token.get(i + 1..i + 3)?;
-            bytes.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            bytes.push(b[i]);
-            i += 1;
-        }
-    }
-    let s = String::from_utf8(bytes).ok()?;
+    let s = crate::js::decode_uri_component(token)?;
     Some(s.replace("~1", "/").replace("~0", "~"))
 }
 

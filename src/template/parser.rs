@@ -416,340 +416,47 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
             }
         }
         let depth = base_depth + stack.len();
-        let opens_block = matches!(
-            name,
-            "if" | "unless"
-                | "case"
-                | "for"
-                | "tablerow"
-                | "capture"
-                | "block"
-                | "liquid"
-                | "layout"
-                | "include"
-                | "render"
-        );
-        if opens_block && depth >= super::limits::MAX_DEPTH {
-            return Err(ParseError::new(
-                ParseErrorKind::TooDeep,
-                format!(
-                    "tags are nested deeper than {} levels; flatten the template",
-                    super::limits::MAX_DEPTH
-                ),
-                tok.begin(),
-            ));
-        }
-        let begin = tok.begin();
+        check_depth(name, depth, tok)?;
         match name {
-            "if" | "unless" => {
-                let cond = value_of(s, args).map_err(|e| relocate(e, tok))?;
-                stack.push(Frame::If {
-                    tok,
-                    unless: name == "unless",
-                    branches: vec![Branch {
-                        cond,
-                        body: Vec::new(),
-                    }],
-                    else_body: Vec::new(),
-                    in_else: false,
-                    else_count: 0,
-                    discard: Vec::new(),
-                });
+            "if" | "unless" | "case" | "for" | "tablerow" | "capture" | "block" => {
+                stack.push(open_block(s, name, tok, args)?);
             }
-            "case" => {
-                let value = value_of(s, args).map_err(|e| relocate(e, tok))?;
-                stack.push(Frame::Case {
-                    tok,
-                    value,
-                    whens: Vec::new(),
-                    else_body: Vec::new(),
-                    discard: Vec::new(),
-                    target: CaseTarget::Discard,
-                    else_count: 0,
-                });
-            }
-            "for" => {
-                let head = loop_head(s, tok, args, true)?;
-                stack.push(Frame::For {
-                    tok,
-                    head,
-                    body: Vec::new(),
-                    else_body: Vec::new(),
-                    in_else: false,
-                });
-            }
-            "tablerow" => {
-                let head = loop_head(s, tok, args, false)?;
-                stack.push(Frame::Tablerow {
-                    tok,
-                    head,
-                    body: Vec::new(),
-                });
-            }
-            "capture" => {
-                let mut c = Cursor::new(s, args.0, args.1);
-                let id = c.read_identifier();
-                let name = if id.0 != id.1 {
-                    StrLit::Span(id.0, id.1)
-                } else if let Some(q) = c.read_quoted() {
-                    match q.kind {
-                        ExprKind::Str(v) => v,
-                        _ => StrLit::Span(id.0, id.0),
-                    }
-                } else {
-                    return Err(c.error("invalid capture name".into(), c.p));
-                };
-                stack.push(Frame::Capture {
-                    tok,
-                    name,
-                    body: Vec::new(),
-                });
-            }
-            "block" => stack.push(Frame::Block {
-                tok,
-                body: Vec::new(),
-            }),
-            "comment" => {
-                let mut closed = false;
-                while i < tokens.len() {
-                    let t = tokens[i];
-                    i += 1;
-                    if let Token::Tag { name, .. } = t
-                        && s.get(name.0..name.1) == Some("endcomment")
-                    {
-                        closed = true;
-                        break;
-                    }
-                }
-                if !closed {
-                    return Err(not_closed(s, tok));
-                }
-            }
+            "comment" => i = skip_comment(s, tokens, i, tok)?,
             "raw" => {
-                let mut closed = false;
-                let (mut rb, mut re) = (usize::MAX, 0);
-                while i < tokens.len() {
-                    let t = tokens[i];
-                    i += 1;
-                    if let Token::Tag { name, .. } = t
-                        && s.get(name.0..name.1) == Some("endraw")
-                    {
-                        closed = true;
-                        break;
-                    }
-                    if let Token::Html { begin, end } = t {
-                        rb = rb.min(begin);
-                        re = re.max(end);
-                    }
-                }
-                if !closed {
-                    return Err(not_closed(s, tok));
-                }
-                if re > rb {
-                    push!(Node::Raw(rb, re));
+                let (raw, next) = raw_text(s, tokens, i, tok)?;
+                i = next;
+                if let Some(node) = raw {
+                    push!(node);
                 }
             }
-            "#" => {
-                let text = s.get(args.0..args.1).unwrap_or("");
-                let mut lines = text.split('\n');
-                lines.next();
-                for line in lines {
-                    if let Some(c) = line.trim_start().chars().next()
-                        && c != '#'
-                    {
-                        return Err(ParseError::new(
-                            ParseErrorKind::Syntax,
-                            "every line of an inline comment must start with a '#' character"
-                                .into(),
-                            begin,
-                        ));
-                    }
-                }
-            }
-            "assign" => {
-                let mut c = Cursor::new(s, args.0, args.1);
-                let id = c.read_identifier();
-                if id.0 == id.1 {
-                    return Err(c.error("expected variable name".into(), c.p));
-                }
-                c.skip_blank();
-                if c.peek() != b'=' {
-                    return Err(c.error("expected \"=\"".into(), c.p));
-                }
-                c.p += 1;
-                let value = c.read_filtered_value().map_err(|e| relocate(e, tok))?;
-                push!(Node::Assign {
-                    name: StrLit::Span(id.0, id.1),
-                    value,
-                });
-            }
-            "increment" | "decrement" => {
-                let mut c = Cursor::new(s, args.0, args.1);
-                let id = c.read_identifier();
-                let v = StrLit::Span(id.0, id.1);
-                push!(if name == "increment" {
-                    Node::Increment(v)
-                } else {
-                    Node::Decrement(v)
-                });
-            }
-            "echo" => {
-                let mut c = Cursor::new(s, args.0, args.1);
-                c.skip_blank();
-                let v = if c.end() {
-                    None
-                } else {
-                    Some(c.read_filtered_value().map_err(|e| relocate(e, tok))?)
-                };
-                push!(Node::Echo(v));
-            }
-            "cycle" => {
-                let mut c = Cursor::new(s, args.0, args.1);
-                let mut group = None;
-                let mut candidates = Vec::new();
-                let first = c.read_value()?;
-                c.skip_blank();
-                if let Some(v) = first {
-                    if c.peek() == b':' {
-                        group = Some(v);
-                        c.p += 1;
-                    } else {
-                        candidates.push(v);
-                    }
-                }
-                while !c.end() {
-                    if let Some(v) = c.read_value()? {
-                        candidates.push(v);
-                    }
-                    c.read_to(b",");
-                }
-                if candidates.is_empty() {
-                    return Err(ParseError::new(
-                        ParseErrorKind::Syntax,
-                        format!(
-                            "empty candidates: \"{}\"",
-                            s.get(tok.begin()..tok.end()).unwrap_or("")
-                        ),
-                        begin,
-                    ));
-                }
-                let key = candidates
-                    .iter()
-                    .map(|e| s.get(e.begin..e.end).unwrap_or(""))
-                    .collect::<Vec<_>>()
-                    .join(",");
-                push!(Node::Cycle {
-                    group,
-                    candidates,
-                    key,
-                });
-            }
+            "#" => check_inline_comment(s, args, tok.begin())?,
+            "assign" => push!(assign(s, tok, args)?),
+            "increment" | "decrement" => push!(counter(s, name, args)),
+            "echo" => push!(echo(s, tok, args)?),
+            "cycle" => push!(cycle(s, tok, args)?),
             "break" => push!(Node::Break),
             "continue" => push!(Node::Continue),
-            "liquid" => {
-                let mut c = Cursor::new(s, args.0, args.1);
-                let mut sub = Vec::new();
-                loop {
-                    c.skip_blank();
-                    if c.end() {
-                        break;
-                    }
-                    let lb = c.p;
-                    let le = match c.read_to(b"\n") {
-                        Some(e) => e,
-                        None => c.n,
-                    };
-                    sub.push(tag_token(s, lb, le, lb, le, true)?);
-                }
-                let nodes = parse_tokens(s, &sub, depth + 1)?;
-                push!(Node::Liquid(nodes));
-            }
+            "liquid" => push!(liquid(s, args, depth)?),
             "include" | "render" | "layout" => {
                 let tag = match name {
                     "include" => PartialTag::Include,
                     "render" => PartialTag::Render,
                     _ => PartialTag::Layout,
                 };
-                let mut c = Cursor::new(s, args.0, args.1);
-                let file = partial_file(s, &mut c, depth)?;
-                let (mut with, mut for_each) = (None, None);
-                match tag {
-                    PartialTag::Include => {
-                        let before = c.p;
-                        let kw = c.read_identifier();
-                        c.skip_blank();
-                        if c.text(kw) == "with" && c.peek() != b':' {
-                            with = c.read_value()?;
-                        } else {
-                            c.p = before;
-                        }
-                    }
-                    PartialTag::Render => loop {
-                        c.skip_blank();
-                        let before = c.p;
-                        let kw = c.read_identifier();
-                        let kw = c.text(kw);
-                        c.skip_blank();
-                        if (kw == "with" || kw == "for")
-                            && c.peek() != b':'
-                            && let Some(v) = c.read_value()?
-                        {
-                            {
-                                // `as <alias>` names the value inside the partial
-                                let before_as = c.p;
-                                let as_kw = c.read_identifier();
-                                if c.text(as_kw) == "as" {
-                                    c.read_identifier();
-                                } else {
-                                    c.p = before_as;
-                                }
-                                if kw == "with" {
-                                    with = Some(v);
-                                } else {
-                                    for_each = Some(v);
-                                }
-                                c.skip_blank();
-                                if c.peek() == b',' {
-                                    c.p += 1;
-                                }
-                                continue;
-                            }
-                        }
-                        c.p = before;
-                        break;
-                    },
-                    PartialTag::Layout => {}
-                }
-                let mut hash: Vec<(String, Option<Expr>)> = Vec::new();
-                for (k, v) in c.read_hashes()? {
-                    match hash.iter_mut().find(|(n, _)| *n == k) {
-                        Some(slot) => slot.1 = v,
-                        None => hash.push((k, v)),
-                    }
-                }
+                let mut node = partial(s, tag, tok, args, depth)?;
                 // a layout's children are the rest of the template
-                let body = if tag == PartialTag::Layout {
+                if tag == PartialTag::Layout {
                     let rest = tokens.get(i..).unwrap_or(&[]);
                     i = tokens.len();
-                    parse_tokens(s, rest, depth + 1)?
-                } else {
-                    Vec::new()
-                };
-                push!(Node::Partial(Box::new(PartialRef {
-                    tag,
-                    offset: begin,
-                    file,
-                    hash,
-                    with,
-                    for_each,
-                    body,
-                })));
+                    node.body = parse_tokens(s, rest, depth + 1)?;
+                }
+                push!(Node::Partial(node));
             }
             _ => {
                 return Err(ParseError::new(
                     ParseErrorKind::UnknownTag,
                     format!("tag \"{name}\" not found"),
-                    begin,
+                    tok.begin(),
                 ));
             }
         }
@@ -758,6 +465,354 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
         return Err(not_closed(s, f.tok()));
     }
     Ok(root)
+}
+
+/// Refuses a tag that opens a block (or parses a nested template) at `depth` when that
+/// reaches [`super::limits::MAX_DEPTH`].
+fn check_depth(name: &str, depth: usize, tok: Token) -> PResult<()> {
+    let opens_block = matches!(
+        name,
+        "if" | "unless"
+            | "case"
+            | "for"
+            | "tablerow"
+            | "capture"
+            | "block"
+            | "liquid"
+            | "layout"
+            | "include"
+            | "render"
+    );
+    if opens_block && depth >= super::limits::MAX_DEPTH {
+        return Err(ParseError::new(
+            ParseErrorKind::TooDeep,
+            format!(
+                "tags are nested deeper than {} levels; flatten the template",
+                super::limits::MAX_DEPTH
+            ),
+            tok.begin(),
+        ));
+    }
+    Ok(())
+}
+
+/// The frame of a block tag (`if`, `unless`, `case`, `for`, `tablerow`, `capture`, `block`),
+/// with its head parsed and its bodies empty.
+fn open_block(s: &str, name: &str, tok: Token, args: (usize, usize)) -> PResult<Frame> {
+    Ok(match name {
+        "if" | "unless" => {
+            let cond = value_of(s, args).map_err(|e| relocate(e, tok))?;
+            Frame::If {
+                tok,
+                unless: name == "unless",
+                branches: vec![Branch {
+                    cond,
+                    body: Vec::new(),
+                }],
+                else_body: Vec::new(),
+                in_else: false,
+                else_count: 0,
+                discard: Vec::new(),
+            }
+        }
+        "case" => {
+            let value = value_of(s, args).map_err(|e| relocate(e, tok))?;
+            Frame::Case {
+                tok,
+                value,
+                whens: Vec::new(),
+                else_body: Vec::new(),
+                discard: Vec::new(),
+                target: CaseTarget::Discard,
+                else_count: 0,
+            }
+        }
+        "for" => Frame::For {
+            tok,
+            head: loop_head(s, tok, args, true)?,
+            body: Vec::new(),
+            else_body: Vec::new(),
+            in_else: false,
+        },
+        "tablerow" => Frame::Tablerow {
+            tok,
+            head: loop_head(s, tok, args, false)?,
+            body: Vec::new(),
+        },
+        "capture" => {
+            let mut c = Cursor::new(s, args.0, args.1);
+            let id = c.read_identifier();
+            let name = if id.0 != id.1 {
+                StrLit::Span(id.0, id.1)
+            } else if let Some(q) = c.read_quoted() {
+                match q.kind {
+                    ExprKind::Str(v) => v,
+                    _ => StrLit::Span(id.0, id.0),
+                }
+            } else {
+                return Err(c.error("invalid capture name".into(), c.p));
+            };
+            Frame::Capture {
+                tok,
+                name,
+                body: Vec::new(),
+            }
+        }
+        _ => Frame::Block {
+            tok,
+            body: Vec::new(),
+        },
+    })
+}
+
+/// Skips a `{% comment %}` body from `tokens[i]`; returns the index past `endcomment`.
+fn skip_comment(s: &str, tokens: &[Token], mut i: usize, tok: Token) -> PResult<usize> {
+    while i < tokens.len() {
+        let t = tokens[i];
+        i += 1;
+        if let Token::Tag { name, .. } = t
+            && s.get(name.0..name.1) == Some("endcomment")
+        {
+            return Ok(i);
+        }
+    }
+    Err(not_closed(s, tok))
+}
+
+/// A `{% raw %}` body from `tokens[i]` as one text node (none when empty), and the index past
+/// `endraw`.
+fn raw_text(s: &str, tokens: &[Token], mut i: usize, tok: Token) -> PResult<(Option<Node>, usize)> {
+    let mut closed = false;
+    let (mut rb, mut re) = (usize::MAX, 0);
+    while i < tokens.len() {
+        let t = tokens[i];
+        i += 1;
+        if let Token::Tag { name, .. } = t
+            && s.get(name.0..name.1) == Some("endraw")
+        {
+            closed = true;
+            break;
+        }
+        if let Token::Html { begin, end } = t {
+            rb = rb.min(begin);
+            re = re.max(end);
+        }
+    }
+    if !closed {
+        return Err(not_closed(s, tok));
+    }
+    Ok(((re > rb).then_some(Node::Raw(rb, re)), i))
+}
+
+/// `{% # ... %}`: every line after the first must start with `#`.
+fn check_inline_comment(s: &str, args: (usize, usize), begin: usize) -> PResult<()> {
+    let text = s.get(args.0..args.1).unwrap_or("");
+    let mut lines = text.split('\n');
+    lines.next();
+    for line in lines {
+        if let Some(c) = line.trim_start().chars().next()
+            && c != '#'
+        {
+            return Err(ParseError::new(
+                ParseErrorKind::Syntax,
+                "every line of an inline comment must start with a '#' character".into(),
+                begin,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `{% assign name = value | filters %}`.
+fn assign(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
+    let mut c = Cursor::new(s, args.0, args.1);
+    let id = c.read_identifier();
+    if id.0 == id.1 {
+        return Err(c.error("expected variable name".into(), c.p));
+    }
+    c.skip_blank();
+    if c.peek() != b'=' {
+        return Err(c.error("expected \"=\"".into(), c.p));
+    }
+    c.p += 1;
+    let value = c.read_filtered_value().map_err(|e| relocate(e, tok))?;
+    Ok(Node::Assign {
+        name: StrLit::Span(id.0, id.1),
+        value,
+    })
+}
+
+/// `{% increment name %}` or `{% decrement name %}`.
+fn counter(s: &str, name: &str, args: (usize, usize)) -> Node {
+    let mut c = Cursor::new(s, args.0, args.1);
+    let id = c.read_identifier();
+    let v = StrLit::Span(id.0, id.1);
+    if name == "increment" {
+        Node::Increment(v)
+    } else {
+        Node::Decrement(v)
+    }
+}
+
+/// `{% echo value | filters %}` (the value may be absent).
+fn echo(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
+    let mut c = Cursor::new(s, args.0, args.1);
+    c.skip_blank();
+    let v = if c.end() {
+        None
+    } else {
+        Some(c.read_filtered_value().map_err(|e| relocate(e, tok))?)
+    };
+    Ok(Node::Echo(v))
+}
+
+/// `{% cycle [group:] a, b, ... %}`.
+fn cycle(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
+    let mut c = Cursor::new(s, args.0, args.1);
+    let mut group = None;
+    let mut candidates = Vec::new();
+    let first = c.read_value()?;
+    c.skip_blank();
+    if let Some(v) = first {
+        if c.peek() == b':' {
+            group = Some(v);
+            c.p += 1;
+        } else {
+            candidates.push(v);
+        }
+    }
+    while !c.end() {
+        if let Some(v) = c.read_value()? {
+            candidates.push(v);
+        }
+        c.read_to(b",");
+    }
+    if candidates.is_empty() {
+        return Err(ParseError::new(
+            ParseErrorKind::Syntax,
+            format!(
+                "empty candidates: \"{}\"",
+                s.get(tok.begin()..tok.end()).unwrap_or("")
+            ),
+            tok.begin(),
+        ));
+    }
+    let key = candidates
+        .iter()
+        .map(|e| s.get(e.begin..e.end).unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(",");
+    Ok(Node::Cycle {
+        group,
+        candidates,
+        key,
+    })
+}
+
+/// `{% liquid %}`: each non-blank line is a tag, parsed one level deeper.
+fn liquid(s: &str, args: (usize, usize), depth: usize) -> PResult<Node> {
+    let mut c = Cursor::new(s, args.0, args.1);
+    let mut sub = Vec::new();
+    loop {
+        c.skip_blank();
+        if c.end() {
+            break;
+        }
+        let lb = c.p;
+        let le = match c.read_to(b"\n") {
+            Some(e) => e,
+            None => c.n,
+        };
+        sub.push(tag_token(s, lb, le, lb, le, true)?);
+    }
+    let nodes = parse_tokens(s, &sub, depth + 1)?;
+    Ok(Node::Liquid(nodes))
+}
+
+/// The head of `{% include %}`, `{% render %}` or `{% layout %}`: the file, `with`/`for`
+/// values and the hash. The body (a layout's children) is left empty for the caller.
+fn partial(
+    s: &str,
+    tag: PartialTag,
+    tok: Token,
+    args: (usize, usize),
+    depth: usize,
+) -> PResult<Box<PartialRef>> {
+    let mut c = Cursor::new(s, args.0, args.1);
+    let file = partial_file(s, &mut c, depth)?;
+    let (mut with, mut for_each) = (None, None);
+    match tag {
+        PartialTag::Include => with = include_with(&mut c)?,
+        PartialTag::Render => (with, for_each) = render_with_for(&mut c)?,
+        PartialTag::Layout => {}
+    }
+    let mut hash: Vec<(String, Option<Expr>)> = Vec::new();
+    for (k, v) in c.read_hashes()? {
+        match hash.iter_mut().find(|(n, _)| *n == k) {
+            Some(slot) => slot.1 = v,
+            None => hash.push((k, v)),
+        }
+    }
+    Ok(Box::new(PartialRef {
+        tag,
+        offset: tok.begin(),
+        file,
+        hash,
+        with,
+        for_each,
+        body: Vec::new(),
+    }))
+}
+
+/// `include`'s optional `with <value>` (not a hash key `with: ...`).
+fn include_with(c: &mut Cursor<'_>) -> PResult<Option<Expr>> {
+    let before = c.p;
+    let kw = c.read_identifier();
+    c.skip_blank();
+    if c.text(kw) == "with" && c.peek() != b':' {
+        c.read_value()
+    } else {
+        c.p = before;
+        Ok(None)
+    }
+}
+
+/// `render`'s `with <value> [as alias]` and `for <value> [as alias]`, in any order, each
+/// optionally followed by a comma; the last of each kind wins.
+fn render_with_for(c: &mut Cursor<'_>) -> PResult<(Option<Expr>, Option<Expr>)> {
+    let (mut with, mut for_each) = (None, None);
+    loop {
+        c.skip_blank();
+        let before = c.p;
+        let kw = c.read_identifier();
+        let kw = c.text(kw);
+        c.skip_blank();
+        if (kw == "with" || kw == "for")
+            && c.peek() != b':'
+            && let Some(v) = c.read_value()?
+        {
+            // `as <alias>` names the value inside the partial
+            let before_as = c.p;
+            let as_kw = c.read_identifier();
+            if c.text(as_kw) == "as" {
+                c.read_identifier();
+            } else {
+                c.p = before_as;
+            }
+            if kw == "with" {
+                with = Some(v);
+            } else {
+                for_each = Some(v);
+            }
+            c.skip_blank();
+            if c.peek() == b',' {
+                c.p += 1;
+            }
+            continue;
+        }
+        c.p = before;
+        return Ok((with, for_each));
+    }
 }
 
 /// An unknown filter is an assertion inside the tag's constructor, which LiquidJS reports at

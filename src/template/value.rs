@@ -262,7 +262,10 @@ fn strict_eq_prim(a: &Val<'_>, b: &Val<'_>) -> bool {
     }
 }
 
-fn is_js_space(c: char) -> bool {
+/// White space for trimming and number parsing, here and in the filters: Rust's Unicode white
+/// space and the BOM. (JavaScript's own set, as in `range`, differs only in U+0085, which it
+/// does not count.)
+pub(crate) fn is_js_space(c: char) -> bool {
     c.is_whitespace() || c == '\u{feff}'
 }
 
@@ -354,53 +357,7 @@ pub(crate) fn to_number(v: &Val<'_>) -> f64 {
 }
 
 /// `Number.prototype.toString()`.
-pub(crate) fn js_num(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let e = format!("{:e}", x.abs());
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let k = digits.len() as i32;
-    let n = exp + 1;
-    let mut out = String::new();
-    if x < 0.0 {
-        out.push('-');
-    }
-    if k <= n && n <= 21 {
-        out.push_str(&digits);
-        for _ in 0..(n - k) {
-            out.push('0');
-        }
-    } else if 0 < n && n <= 21 {
-        out.push_str(digits.get(..n as usize).unwrap_or(""));
-        out.push('.');
-        out.push_str(digits.get(n as usize..).unwrap_or(""));
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        for _ in 0..(-n) {
-            out.push('0');
-        }
-        out.push_str(&digits);
-    } else {
-        out.push_str(digits.get(..1).unwrap_or(""));
-        if k > 1 {
-            out.push('.');
-            out.push_str(digits.get(1..).unwrap_or(""));
-        }
-        out.push('e');
-        out.push(if n > 0 { '+' } else { '-' });
-        out.push_str(&(n - 1).abs().to_string());
-    }
-    out
-}
+pub(crate) use crate::js::js_number as js_num;
 
 /// ECMAScript `String(x)`.
 pub(crate) fn js_string(v: &Val<'_>) -> String {
@@ -579,7 +536,7 @@ fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> boo
         Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Val::Num(n) => {
             if n.is_finite() {
-                out.push_str(&js_num(*n));
+                let _ = crate::js::write_js_number(out, *n);
             } else {
                 out.push_str("null");
             }

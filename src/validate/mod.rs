@@ -11,11 +11,15 @@ mod determinism;
 mod entries;
 mod env;
 mod guardrail;
+mod published;
 mod refs;
 mod templates;
 // What run registration reports through too, so both compile a pack to the same issues.
 pub(crate) use agent::RANGE_MESSAGE;
-pub(crate) use refs::{BlockRole, block_pin_message, tool_ref_issue, tool_version};
+pub use published::PublishedTools;
+pub(crate) use refs::{
+    BlockRole, block_pin_message, model_settings_problems, tool_ref_issue, tool_version,
+};
 pub(crate) use templates::template_issue;
 
 pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};
@@ -24,6 +28,7 @@ use crate::diagnostics::{Issue, Report};
 use crate::index::{self, Limits};
 use crate::schema::SchemaCache;
 use agent::{AgentIssues, AgentRules};
+use published::CatalogTools;
 use rayon::prelude::*;
 
 /// Options for [`validate_index`].
@@ -70,10 +75,7 @@ impl ValidateOptions {
         catalog: std::sync::Arc<crate::catalog::Catalog<T>>,
         tenant: &str,
     ) -> ValidateOptions {
-        self.published = Some(std::sync::Arc::new(CatalogTools {
-            catalog,
-            tenant: tenant.to_owned(),
-        }));
+        self.published = Some(std::sync::Arc::new(CatalogTools::new(catalog, tenant)));
         self
     }
 
@@ -87,25 +89,6 @@ impl ValidateOptions {
     /// The size limits in force (see [`ValidateOptions::with_limits`]).
     pub fn limits(&self) -> &Limits {
         &self.limits
-    }
-}
-
-/// The active tool versions published for one tenant, highest first; implemented for a
-/// [`crate::catalog::Catalog`] through [`ValidateOptions::with_catalog`].
-pub trait PublishedTools: Send + Sync + std::fmt::Debug {
-    /// Active versions of the tool `id`, highest first (empty when there are none).
-    fn versions(&self, id: &str) -> Vec<semver::Version>;
-}
-
-#[derive(Debug)]
-struct CatalogTools<T> {
-    catalog: std::sync::Arc<crate::catalog::Catalog<T>>,
-    tenant: String,
-}
-
-impl<T: Send + Sync + std::fmt::Debug> PublishedTools for CatalogTools<T> {
-    fn versions(&self, id: &str) -> Vec<semver::Version> {
-        self.catalog.versions(&self.tenant, id).cloned().collect()
     }
 }
 

@@ -3,6 +3,7 @@
 //! blocks. Upstream finds these at publish or only at turn start; runstart finds them at
 //! deploy.
 
+use super::published::PublishedTools;
 use crate::catalog::deploy_pin_message;
 use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
@@ -24,7 +25,7 @@ fn sorted(mut v: Versions) -> Versions {
 pub(crate) struct PackRefs<'a> {
     tools: HashMap<&'a str, Versions>,
     /// Tool versions already published where the pack deploys, when the caller gave them.
-    published: Option<&'a dyn super::PublishedTools>,
+    published: Option<&'a dyn PublishedTools>,
     blocks: HashMap<&'a str, Versions>,
     guardrails: HashSet<&'a str>,
     document: &'a Value,
@@ -38,7 +39,7 @@ impl<'a> PackRefs<'a> {
     pub(crate) fn new(
         index: &'a PackIndex,
         document: &'a Value,
-        published: Option<&'a dyn super::PublishedTools>,
+        published: Option<&'a dyn PublishedTools>,
     ) -> PackRefs<'a> {
         let pack_version = parse_version(&index.pack_version);
         let versions_of = |list: &str, default: Option<&Version>| {
@@ -215,23 +216,32 @@ impl<'a> PackRefs<'a> {
         }
         if role == BlockRole::ModelSettings {
             let values = block.pointer("/content/values").unwrap_or(&Value::Null);
-            let problems = crate::schema::model_settings_schema().issues(
-                values,
-                "/content/values",
-                IssueCode::BlockUnresolvable,
-            );
-            if !problems.is_empty() {
-                let why: Vec<String> = problems
-                    .iter()
-                    .map(|p| format!("{} {}", p.instance_path(), p.message()))
-                    .collect();
+            if let Some(why) = model_settings_problems(values) {
                 out.push(issue(format!(
-                    "{desc} version {picked} isn't model settings: {}",
-                    why.join("; ")
+                    "{desc} version {picked} isn't model settings: {why}"
                 )));
             }
         }
     }
+}
+
+/// Why a settings block's `values` are not model settings: each problem the model-settings
+/// schema finds, as `<pointer> <message>`, joined with `; `; `None` when they are. Deploy
+/// validation and run start both word a model-settings block this way.
+pub(crate) fn model_settings_problems(values: &Value) -> Option<String> {
+    let problems = crate::schema::model_settings_schema().issues(
+        values,
+        "/content/values",
+        IssueCode::BlockUnresolvable,
+    );
+    if problems.is_empty() {
+        return None;
+    }
+    let why: Vec<String> = problems
+        .iter()
+        .map(|p| format!("{} {}", p.instance_path(), p.message()))
+        .collect();
+    Some(why.join("; "))
 }
 
 /// The issue for agent `agent_id`'s reference to tool `id` at `range_text`, given the tool's

@@ -11,49 +11,8 @@ use std::rc::Rc;
 family! {
     /// Reading items: size, ends, slices, joins.
     fn items<'a>(f, input, args, _) {
-        Filter::ArrayToSentenceString => {
-            let items = to_array(&input);
-            let conn = match arg(args, 0) {
-                None | Some(Val::Undef) => "and".to_string(),
-                Some(v) => stringify(v),
-            };
-            let tpl = |v: &Val<'a>| js_string(v);
-            match items.len() {
-                0 => Val::string(String::new()),
-                1 => items.into_iter().next().unwrap_or(Val::Undef),
-                2 => Val::string(format!("{} {conn} {}", tpl(&items[0]), tpl(&items[1]))),
-                n => Val::string(format!(
-                    "{}, {conn} {}",
-                    items[..n - 1]
-                        .iter()
-                        .map(join_item)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    tpl(&items[n - 1])
-                )),
-            }
-        }
-        Filter::Sample => {
-            // random in LiquidJS; runstart keeps the order (same verdict, same size)
-            let items = match &input {
-                Val::Nil | Val::NilDrop | Val::Undef => return Ok(Val::Arr(Rc::new(Vec::new()))),
-                _ if input.is_array() => to_array(&input),
-                _ => js_split(&stringify(&input), "")
-                    .into_iter()
-                    .map(Val::string)
-                    .collect(),
-            };
-            let count = match arg(args, 0) {
-                None | Some(Val::Undef) => 1.0,
-                Some(v) => to_number(v),
-            };
-            if count == 1.0 {
-                items.into_iter().next().unwrap_or(Val::Undef)
-            } else {
-                let n = crate::template::value::js_slice_index(count, items.len());
-                Val::Arr(Rc::new(items.into_iter().take(n).collect()))
-            }
-        }
+        Filter::ArrayToSentenceString => to_sentence(&input, args),
+        Filter::Sample => sample(&input, args),
         Filter::Size => match &input {
             Val::Str(_) | Val::S(_) => Val::Num(utf16_len(input.as_str().unwrap_or("")) as f64),
             _ => match input.items_len() {
@@ -101,44 +60,95 @@ family! {
                 &sep,
             )?)
         }
-        Filter::Slice => {
-            let begin = num_arg(args, 0);
-            let length = match arg(args, 1) {
-                None | Some(Val::Undef) => 1.0,
-                Some(v) => to_number_or_zero(v),
-            };
-            let slice_bounds = |len: usize| {
-                let b = if begin < 0.0 {
-                    len as f64 + begin
-                } else {
-                    begin
-                };
-                let norm = |x: f64| -> usize {
-                    if x.is_nan() || x <= 0.0 {
-                        0
-                    } else if x >= len as f64 {
-                        len
-                    } else {
-                        x as usize
-                    }
-                };
-                (norm(b.trunc()), norm((b + length).trunc()))
-            };
-            match &input {
-                Val::Nil | Val::NilDrop | Val::Undef => Val::Arr(Rc::new(Vec::new())),
-                _ if input.is_array() => {
-                    let items = to_array(&input);
-                    let (from, to) = slice_bounds(items.len());
-                    Val::Arr(Rc::new(
-                        items.get(from..to).map(<[_]>::to_vec).unwrap_or_default(),
-                    ))
-                }
-                _ => {
-                    let s = stringify(&input);
-                    let (from, to) = slice_bounds(utf16_len(&s));
-                    Val::string(utf16_slice(&s, from, to))
-                }
+        Filter::Slice => slice(&input, args),
+    }
+}
+
+/// `array_to_sentence_string: connector`: `a, b, and c` (`and` by default).
+fn to_sentence<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
+    let items = to_array(input);
+    let conn = match arg(args, 0) {
+        None | Some(Val::Undef) => "and".to_string(),
+        Some(v) => stringify(v),
+    };
+    let tpl = |v: &Val<'a>| js_string(v);
+    match items.len() {
+        0 => Val::string(String::new()),
+        1 => items.into_iter().next().unwrap_or(Val::Undef),
+        2 => Val::string(format!("{} {conn} {}", tpl(&items[0]), tpl(&items[1]))),
+        n => Val::string(format!(
+            "{}, {conn} {}",
+            items[..n - 1]
+                .iter()
+                .map(join_item)
+                .collect::<Vec<_>>()
+                .join(", "),
+            tpl(&items[n - 1])
+        )),
+    }
+}
+
+/// `sample: count`: the first `count` items (or characters), the first alone when `count` is 1.
+fn sample<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
+    // random in LiquidJS; runstart keeps the order (same verdict, same size)
+    let items = match input {
+        Val::Nil | Val::NilDrop | Val::Undef => return Val::Arr(Rc::new(Vec::new())),
+        _ if input.is_array() => to_array(input),
+        _ => js_split(&stringify(input), "")
+            .into_iter()
+            .map(Val::string)
+            .collect(),
+    };
+    let count = match arg(args, 0) {
+        None | Some(Val::Undef) => 1.0,
+        Some(v) => to_number(v),
+    };
+    if count == 1.0 {
+        items.into_iter().next().unwrap_or(Val::Undef)
+    } else {
+        let n = crate::template::value::js_slice_index(count, items.len());
+        Val::Arr(Rc::new(items.into_iter().take(n).collect()))
+    }
+}
+
+/// `slice: begin, length`: items of an array, or UTF-16 units of text; a negative `begin`
+/// counts from the end.
+fn slice<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
+    let begin = num_arg(args, 0);
+    let length = match arg(args, 1) {
+        None | Some(Val::Undef) => 1.0,
+        Some(v) => to_number_or_zero(v),
+    };
+    let slice_bounds = |len: usize| {
+        let b = if begin < 0.0 {
+            len as f64 + begin
+        } else {
+            begin
+        };
+        let norm = |x: f64| -> usize {
+            if x.is_nan() || x <= 0.0 {
+                0
+            } else if x >= len as f64 {
+                len
+            } else {
+                x as usize
             }
+        };
+        (norm(b.trunc()), norm((b + length).trunc()))
+    };
+    match input {
+        Val::Nil | Val::NilDrop | Val::Undef => Val::Arr(Rc::new(Vec::new())),
+        _ if input.is_array() => {
+            let items = to_array(input);
+            let (from, to) = slice_bounds(items.len());
+            Val::Arr(Rc::new(
+                items.get(from..to).map(<[_]>::to_vec).unwrap_or_default(),
+            ))
+        }
+        _ => {
+            let s = stringify(input);
+            let (from, to) = slice_bounds(utf16_len(&s));
+            Val::string(utf16_slice(&s, from, to))
         }
     }
 }

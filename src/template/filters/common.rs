@@ -90,9 +90,7 @@ pub(super) fn num_arg(args: &[Val<'_>], i: usize) -> f64 {
     }
 }
 
-pub(super) fn is_js_space(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
-}
+pub(super) use crate::template::value::is_js_space;
 
 /// `parts.join(sep)`, refused before allocating when the result would be longer than
 /// [`MAX_RENDER_SIZE`](crate::template::limits::MAX_RENDER_SIZE): a long separator between many parts multiplies sizes.

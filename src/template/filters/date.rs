@@ -131,102 +131,165 @@ fn parse_iso(s: &str) -> Option<f64> {
 /// it `+hhmm`, `-hh:mm`, `Z`, `UTC` or `GMT` the offset (local time, here UTC, without
 /// one); other words are skipped; no number means invalid.
 fn parse_legacy(s: &str) -> Option<f64> {
-    let b = s.as_bytes();
-    let mut nums: Vec<(i64, usize)> = Vec::new();
-    let mut month: Option<i64> = None;
-    let mut time: Option<(i64, i64, i64, i64)> = None;
-    let mut offset_min: Option<i64> = None;
-    let mut pm: Option<bool> = None;
-    let digits = |i: usize| {
-        let mut j = i;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
-        }
-        j
-    };
-    let value = |i: usize, j: usize| -> i64 {
-        s.get(i..j)
-            .and_then(|t| t.get(..t.len().min(9)))
-            .and_then(|t| t.parse().ok())
-            // an empty number is never valid; 10^9 fails every range check below
-            .unwrap_or(1_000_000_000)
-    };
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_digit() {
-            let j = digits(i);
-            if b.get(j) == Some(&b':') && time.is_none() {
-                // h:mm[:ss[.fff]]
-                let h = value(i, j);
-                let k = digits(j + 1);
-                let mi = value(j + 1, k);
-                let (mut sec, mut ms, mut end) = (0, 0, k);
-                if b.get(k) == Some(&b':') {
-                    let l = digits(k + 1);
-                    sec = value(k + 1, l);
-                    end = l;
-                    if b.get(l) == Some(&b'.') {
-                        let f = digits(l + 1);
-                        let frac = s.get(l + 1..f).unwrap_or("");
-                        let f3: String = frac.chars().chain("000".chars()).take(3).collect();
-                        ms = f3.parse().unwrap_or(0);
-                        end = f;
-                    }
-                }
-                if k == j + 1 {
-                    return None;
-                }
-                time = Some((h, mi, sec, ms));
-                i = end;
-                continue;
-            }
-            nums.push((value(i, j), j - i));
-            i = j;
-        } else if (c == b'+' || c == b'-')
-            && time.is_some()
-            && b.get(i + 1).is_some_and(u8::is_ascii_digit)
-        {
-            let j = digits(i + 1);
-            let sign = if c == b'-' { -1 } else { 1 };
-            let (hh, mm, end) = if b.get(j) == Some(&b':') {
-                let k = digits(j + 1);
-                (value(i + 1, j), value(j + 1, k), k)
-            } else if j - (i + 1) == 4 {
-                (value(i + 1, i + 3), value(i + 3, j), j)
-            } else {
-                (value(i + 1, j), 0, j)
-            };
-            offset_min = Some(sign * (hh * 60 + mm));
-            i = end;
-        } else if c.is_ascii_alphabetic() {
-            let mut j = i;
-            while j < b.len() && b[j].is_ascii_alphabetic() {
-                j += 1;
-            }
-            let word = s.get(i..j).unwrap_or("").to_ascii_lowercase();
-            match word.as_str() {
-                "am" | "a" => pm = Some(false),
-                "pm" | "p" => pm = Some(true),
-                "z" | "utc" | "gmt" | "ut" => offset_min = Some(0),
-                w if w.len() >= 3 => {
-                    if let Some(m) = MONTHS.iter().position(|name| {
-                        name.to_ascii_lowercase()
-                            .starts_with(w.get(..3).unwrap_or(""))
-                    }) {
-                        month = Some(m as i64 + 1);
-                    }
-                }
-                _ => {}
-            }
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-    if nums.is_empty() && month.is_none() {
+    let parts = LegacyParts::scan(s)?;
+    if parts.nums.is_empty() && parts.month.is_none() {
         return None;
     }
+    let (y, m, d) = legacy_date(&parts.nums, parts.month)?;
+    // JS dates end at year 275760
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || y > 275_760 {
+        return None;
+    }
+    let mut clock = 0;
+    if let Some((h, mi, sec, ms)) = parts.time {
+        let h = match parts.pm {
+            Some(true) if h < 12 => h + 12,
+            Some(false) if h == 12 => 0,
+            _ => h,
+        };
+        if h > 24 || mi > 59 || sec > 59 {
+            return None;
+        }
+        clock = ((h * 60 + mi) * 60 + sec) * 1000 + ms;
+    }
+    let offset = parts.offset_min.unwrap_or(0);
+    Some((days_from_civil(y, m, d) * 86_400_000 + clock - offset * 60_000) as f64)
+}
+
+/// What [`parse_legacy`]'s scan finds in the text, in order.
+struct LegacyParts {
+    /// Each number outside the time, with its digit count.
+    nums: Vec<(i64, usize)>,
+    /// 1 to 12, from a month name.
+    month: Option<i64>,
+    /// Hours, minutes, seconds, milliseconds.
+    time: Option<(i64, i64, i64, i64)>,
+    offset_min: Option<i64>,
+    pm: Option<bool>,
+}
+
+/// The end of the run of ASCII digits starting at `b[i]`.
+fn digits_end(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while j < b.len() && b[j].is_ascii_digit() {
+        j += 1;
+    }
+    j
+}
+
+/// The number `s[i..j]` (its first nine digits); an empty number is never valid, so it reads
+/// as 10^9, which fails every range check of [`parse_legacy`].
+fn legacy_value(s: &str, i: usize, j: usize) -> i64 {
+    s.get(i..j)
+        .and_then(|t| t.get(..t.len().min(9)))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1_000_000_000)
+}
+
+impl LegacyParts {
+    /// `None` when a time has no minutes (`"5:"`).
+    fn scan(s: &str) -> Option<LegacyParts> {
+        let b = s.as_bytes();
+        let mut parts = LegacyParts {
+            nums: Vec::new(),
+            month: None,
+            time: None,
+            offset_min: None,
+            pm: None,
+        };
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if c.is_ascii_digit() {
+                let j = digits_end(b, i);
+                if b.get(j) == Some(&b':') && parts.time.is_none() {
+                    let (time, end) = legacy_time(s, i, j)?;
+                    parts.time = Some(time);
+                    i = end;
+                    continue;
+                }
+                parts.nums.push((legacy_value(s, i, j), j - i));
+                i = j;
+            } else if (c == b'+' || c == b'-')
+                && parts.time.is_some()
+                && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+            {
+                let j = digits_end(b, i + 1);
+                let sign = if c == b'-' { -1 } else { 1 };
+                let (hh, mm, end) = if b.get(j) == Some(&b':') {
+                    let k = digits_end(b, j + 1);
+                    (legacy_value(s, i + 1, j), legacy_value(s, j + 1, k), k)
+                } else if j - (i + 1) == 4 {
+                    (legacy_value(s, i + 1, i + 3), legacy_value(s, i + 3, j), j)
+                } else {
+                    (legacy_value(s, i + 1, j), 0, j)
+                };
+                parts.offset_min = Some(sign * (hh * 60 + mm));
+                i = end;
+            } else if c.is_ascii_alphabetic() {
+                let mut j = i;
+                while j < b.len() && b[j].is_ascii_alphabetic() {
+                    j += 1;
+                }
+                parts.word(&s.get(i..j).unwrap_or("").to_ascii_lowercase());
+                i = j;
+            } else {
+                i += 1;
+            }
+        }
+        Some(parts)
+    }
+
+    /// A word: `am`/`pm`, a UTC name, or a month name (its first three letters); others are
+    /// skipped.
+    fn word(&mut self, word: &str) {
+        match word {
+            "am" | "a" => self.pm = Some(false),
+            "pm" | "p" => self.pm = Some(true),
+            "z" | "utc" | "gmt" | "ut" => self.offset_min = Some(0),
+            w if w.len() >= 3 => {
+                if let Some(m) = MONTHS.iter().position(|name| {
+                    name.to_ascii_lowercase()
+                        .starts_with(w.get(..3).unwrap_or(""))
+                }) {
+                    self.month = Some(m as i64 + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `h:mm[:ss[.fff]]` whose hours are `s[i..j]` (`s[j]` is the colon): the time and the index
+/// past it; `None` when no minute digit follows the colon.
+fn legacy_time(s: &str, i: usize, j: usize) -> Option<((i64, i64, i64, i64), usize)> {
+    let b = s.as_bytes();
+    let h = legacy_value(s, i, j);
+    let k = digits_end(b, j + 1);
+    let mi = legacy_value(s, j + 1, k);
+    let (mut sec, mut ms, mut end) = (0, 0, k);
+    if b.get(k) == Some(&b':') {
+        let l = digits_end(b, k + 1);
+        sec = legacy_value(s, k + 1, l);
+        end = l;
+        if b.get(l) == Some(&b'.') {
+            let f = digits_end(b, l + 1);
+            let frac = s.get(l + 1..f).unwrap_or("");
+            let f3: String = frac.chars().chain("000".chars()).take(3).collect();
+            ms = f3.parse().unwrap_or(0);
+            end = f;
+        }
+    }
+    if k == j + 1 {
+        return None;
+    }
+    Some(((h, mi, sec, ms), end))
+}
+
+/// Year, month and day from the numbers and the month name: with a month name the numbers
+/// are day then year; else month, day, year, or year, month, day when the first of three
+/// has three digits or more. Two-digit years are 1950–2049; a missing year is 2001.
+fn legacy_date(nums: &[(i64, usize)], month: Option<i64>) -> Option<(i64, i64, i64)> {
     let two_digit = |y: i64| {
         if y < 50 {
             y + 2000
@@ -236,7 +299,7 @@ fn parse_legacy(s: &str) -> Option<f64> {
             y
         }
     };
-    let (y, m, d) = match month {
+    Some(match month {
         Some(m) => {
             if nums.len() > 2 {
                 return None;
@@ -248,7 +311,7 @@ fn parse_legacy(s: &str) -> Option<f64> {
         None if nums.len() > 3 => return None,
         None if nums.len() == 3 && nums[0].1 >= 3 => (nums[0].0, nums[1].0, nums[2].0),
         None => {
-            let m = nums[0].0;
+            let m = nums.first()?.0;
             let d = nums.get(1).map_or(1, |n| n.0);
             let y = match nums.get(2) {
                 Some(n) => two_digit(n.0),
@@ -256,25 +319,7 @@ fn parse_legacy(s: &str) -> Option<f64> {
             };
             (y, m, d)
         }
-    };
-    // JS dates end at year 275760
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || y > 275_760 {
-        return None;
-    }
-    let mut clock = 0;
-    if let Some((h, mi, sec, ms)) = time {
-        let h = match pm {
-            Some(true) if h < 12 => h + 12,
-            Some(false) if h == 12 => 0,
-            _ => h,
-        };
-        if h > 24 || mi > 59 || sec > 59 {
-            return None;
-        }
-        clock = ((h * 60 + mi) * 60 + sec) * 1000 + ms;
-    }
-    let offset = offset_min.unwrap_or(0);
-    Some((days_from_civil(y, m, d) * 86_400_000 + clock - offset * 60_000) as f64)
+    })
 }
 
 fn timestamp(v: &Val<'_>) -> Option<f64> {
@@ -318,31 +363,7 @@ fn strftime(ms: f64, format: &str) -> String {
 /// strftime at a fixed offset: `offset` is LiquidJS's `timezoneOffset` in minutes (positive
 /// west of UTC, as `Date.prototype.getTimezoneOffset`); `None` is UTC named "UTC".
 fn strftime_in(ms: f64, format: &str, offset: Option<f64>, name: Option<&str>) -> String {
-    let shift = offset.unwrap_or(0.0);
-    let zone = {
-        let a = shift.abs() as i64;
-        let sign = if shift > 0.0 { '-' } else { '+' };
-        (
-            format!("{sign}{:02}{:02}", a / 60, a % 60),
-            format!("{sign}{:02}:{:02}", a / 60, a % 60),
-        )
-    };
-    let total = (ms - shift * 60_000.0).floor() as i64;
-    let days = total.div_euclid(86_400_000);
-    let in_day = total.rem_euclid(86_400_000);
-    let (y, m, d) = civil_from_days(days);
-    let hh = in_day / 3_600_000;
-    let mi = in_day / 60_000 % 60;
-    let ss = in_day / 1000 % 60;
-    let milli = in_day % 1000;
-    let wday = (days + 4).rem_euclid(7);
-    let yday = days - days_from_civil(y, 1, 1) + 1;
-    let jan1 = (days_from_civil(y, 1, 1) + 4).rem_euclid(7);
-    let week = |start: i64| ((yday + (start - wday)) - (7 - jan1 + start)).div_euclid(7) + 1;
-    let h12 = if hh % 12 == 0 { 12 } else { hh % 12 };
-    let month = MONTHS[usize::try_from(m - 1).unwrap_or(0) % 12];
-    let day = DAYS[usize::try_from(wday).unwrap_or(0) % 7];
-    let ampm = if hh < 12 { "AM" } else { "PM" };
+    let time = Fields::new(ms, offset, name);
     let chars: Vec<char> = format.chars().collect();
     let mut out = String::new();
     let mut i = 0;
@@ -378,20 +399,125 @@ fn strftime_in(ms: f64, format: &str, offset: Option<f64>, name: Option<&str>) -
             i += 1;
             continue;
         };
-        let value: Option<String> = match conv {
-            'a' => Some(day.get(..3).unwrap_or("").to_string()),
-            'A' => Some(day.to_string()),
-            'b' | 'h' => Some(month.get(..3).unwrap_or("").to_string()),
-            'B' => Some(month.to_string()),
-            'c' => Some(format!("{m}/{d}/{y}, {h12}:{mi:02}:{ss:02} {ampm}")),
-            'C' => Some(y.to_string().get(..2).unwrap_or("").to_string()),
-            'd' | 'e' => Some(d.to_string()),
-            'H' | 'k' => Some(hh.to_string()),
-            'I' | 'l' => Some(h12.to_string()),
-            'j' => Some(yday.to_string()),
-            'L' => Some(milli.to_string()),
-            'm' => Some(m.to_string()),
-            'M' => Some(mi.to_string()),
+        let Some(value) = time.conversion(conv, &flags, &width, cap) else {
+            // an unknown conversion is written as it stands
+            out.extend(&chars[start..=j]);
+            i = j + 1;
+            continue;
+        };
+        push_padded(&mut out, value, conv, &flags, &width, cap);
+        i = j + 1;
+    }
+    out
+}
+
+/// The calendar and clock fields of one instant at a fixed offset, as `strftime_in` writes
+/// them.
+struct Fields<'n> {
+    ms: f64,
+    offset: Option<f64>,
+    name: Option<&'n str>,
+    /// The offset as `+hhmm` and `+hh:mm` (the sign flipped from LiquidJS's minutes west).
+    zone: (String, String),
+    y: i64,
+    m: i64,
+    d: i64,
+    hh: i64,
+    mi: i64,
+    ss: i64,
+    milli: i64,
+    /// 0 is Sunday.
+    wday: i64,
+    /// 1 is January 1st.
+    yday: i64,
+    /// The weekday of January 1st.
+    jan1: i64,
+    h12: i64,
+    month: &'static str,
+    day: &'static str,
+    ampm: &'static str,
+}
+
+impl<'n> Fields<'n> {
+    fn new(ms: f64, offset: Option<f64>, name: Option<&'n str>) -> Self {
+        let shift = offset.unwrap_or(0.0);
+        let zone = {
+            let a = shift.abs() as i64;
+            let sign = if shift > 0.0 { '-' } else { '+' };
+            (
+                format!("{sign}{:02}{:02}", a / 60, a % 60),
+                format!("{sign}{:02}:{:02}", a / 60, a % 60),
+            )
+        };
+        let total = (ms - shift * 60_000.0).floor() as i64;
+        let days = total.div_euclid(86_400_000);
+        let in_day = total.rem_euclid(86_400_000);
+        let (y, m, d) = civil_from_days(days);
+        let hh = in_day / 3_600_000;
+        let wday = (days + 4).rem_euclid(7);
+        Fields {
+            ms,
+            offset,
+            name,
+            zone,
+            y,
+            m,
+            d,
+            hh,
+            mi: in_day / 60_000 % 60,
+            ss: in_day / 1000 % 60,
+            milli: in_day % 1000,
+            wday,
+            yday: days - days_from_civil(y, 1, 1) + 1,
+            jan1: (days_from_civil(y, 1, 1) + 4).rem_euclid(7),
+            h12: if hh % 12 == 0 { 12 } else { hh % 12 },
+            month: MONTHS[usize::try_from(m - 1).unwrap_or(0) % 12],
+            day: DAYS[usize::try_from(wday).unwrap_or(0) % 7],
+            ampm: if hh < 12 { "AM" } else { "PM" },
+        }
+    }
+
+    /// The week of the year, weeks starting on Sunday (`start` 0) or Monday (1).
+    fn week(&self, start: i64) -> i64 {
+        ((self.yday + (start - self.wday)) - (7 - self.jan1 + start)).div_euclid(7) + 1
+    }
+
+    /// The text of conversion `conv` before padding and case flags; `None` for a conversion
+    /// LiquidJS does not know.
+    fn conversion(&self, conv: char, flags: &str, width: &str, cap: usize) -> Option<String> {
+        let Fields {
+            ms,
+            offset,
+            name,
+            y,
+            m,
+            d,
+            hh,
+            mi,
+            ss,
+            milli,
+            wday,
+            yday,
+            h12,
+            month,
+            day,
+            ampm,
+            ..
+        } = *self;
+        Some(match conv {
+            'a' => day.get(..3).unwrap_or("").to_string(),
+            'A' => day.to_string(),
+            'b' | 'h' => month.get(..3).unwrap_or("").to_string(),
+            'B' => month.to_string(),
+            'c' => format!("{m}/{d}/{y}, {h12}:{mi:02}:{ss:02} {ampm}"),
+            'C' => y.to_string().get(..2).unwrap_or("").to_string(),
+            'd' | 'e' => d.to_string(),
+            'H' | 'k' => hh.to_string(),
+            'I' | 'l' => h12.to_string(),
+            'j' => yday.to_string(),
+            'L' => milli.to_string(),
+            'm' => m.to_string(),
+            'M' => mi.to_string(),
             'N' => {
                 let w = width
                     .parse::<usize>()
@@ -404,91 +530,95 @@ fn strftime_in(ms: f64, format: &str, offset: Option<f64>, name: Option<&str>) -
                 while v.len() < w {
                     v.push('0');
                 }
-                Some(v)
+                v
             }
-            'p' => Some(ampm.to_string()),
-            'P' => Some(ampm.to_lowercase()),
-            'q' => Some(
-                match (d % 10, d) {
-                    (_, 11..=13) => "th",
-                    (1, _) => "st",
-                    (2, _) => "nd",
-                    (3, _) => "rd",
-                    _ => "th",
+            'p' => ampm.to_string(),
+            'P' => ampm.to_lowercase(),
+            'q' => match (d % 10, d) {
+                (_, 11..=13) => "th",
+                (1, _) => "st",
+                (2, _) => "nd",
+                (3, _) => "rd",
+                _ => "th",
+            }
+            .to_string(),
+            's' => ((ms / 1000.0).round() as i64).to_string(),
+            'S' => ss.to_string(),
+            'u' => (if wday == 0 { 7 } else { wday }).to_string(),
+            'U' => self.week(0).to_string(),
+            'w' => wday.to_string(),
+            'W' => self.week(1).to_string(),
+            'x' => format!("{m}/{d}/{y}"),
+            'X' => format!("{h12}:{mi:02}:{ss:02} {ampm}"),
+            'y' => y.to_string().get(2..4).unwrap_or("").to_string(),
+            'Y' => y.to_string(),
+            'z' => {
+                if flags.contains(':') {
+                    self.zone.1.clone()
+                } else {
+                    self.zone.0.clone()
                 }
-                .to_string(),
-            ),
-            's' => Some(((ms / 1000.0).round() as i64).to_string()),
-            'S' => Some(ss.to_string()),
-            'u' => Some((if wday == 0 { 7 } else { wday }).to_string()),
-            'U' => Some(week(0).to_string()),
-            'w' => Some(wday.to_string()),
-            'W' => Some(week(1).to_string()),
-            'x' => Some(format!("{m}/{d}/{y}")),
-            'X' => Some(format!("{h12}:{mi:02}:{ss:02} {ampm}")),
-            'y' => Some(y.to_string().get(2..4).unwrap_or("").to_string()),
-            'Y' => Some(y.to_string()),
-            'z' => Some(if flags.contains(':') {
-                zone.1.clone()
-            } else {
-                zone.0.clone()
-            }),
+            }
             // a fixed offset has no zone name: LiquidJS writes the offset
-            'Z' => Some(match (name, offset) {
+            'Z' => match (name, offset) {
                 (Some(n), _) => n.to_string(),
-                (None, Some(_)) => zone.0.clone(),
+                (None, Some(_)) => self.zone.0.clone(),
                 (None, None) => "UTC".to_string(),
-            }),
-            't' => Some("\t".to_string()),
-            'n' => Some("\n".to_string()),
-            '%' => Some("%".to_string()),
-            _ => None,
-        };
-        let Some(mut value) = value else {
-            // an unknown conversion is written as it stands
-            out.extend(&chars[start..=j]);
-            i = j + 1;
-            continue;
-        };
-        let mut pad_char = if "aAbBceklpP".contains(conv) {
-            ' '
-        } else {
-            '0'
-        };
-        let mut pad_width = width
-            .parse::<usize>()
-            .ok()
-            .filter(|w| *w > 0)
-            .unwrap_or(match conv {
-                'd' | 'e' | 'H' | 'I' | 'k' | 'l' | 'm' | 'M' | 'S' | 'U' | 'W' => 2,
-                'j' | 'L' => 3,
-                _ => 0,
-            });
-        if flags.contains('^') {
-            value = value.to_uppercase();
-        } else if flags.contains('#') {
-            value = if value.chars().any(char::is_lowercase) {
-                value.to_uppercase()
-            } else {
-                value.to_lowercase()
-            };
-        }
-        if flags.contains('_') {
-            pad_char = ' ';
-        } else if flags.contains('0') {
-            pad_char = '0';
-        }
-        if flags.contains('-') {
-            pad_width = 0;
-        }
-        let pad_width = pad_width.min(cap + 1);
-        for _ in value.chars().count()..pad_width {
-            out.push(pad_char);
-        }
-        out.push_str(&value);
-        i = j + 1;
+            },
+            't' => "\t".to_string(),
+            'n' => "\n".to_string(),
+            '%' => "%".to_string(),
+            _ => return None,
+        })
     }
-    out
+}
+
+/// Writes a conversion's `value` with its case flags (`^`, `#`) and padding: the `width`
+/// written, else the conversion's default, with `_`/`0` choosing the pad and `-` none.
+fn push_padded(
+    out: &mut String,
+    mut value: String,
+    conv: char,
+    flags: &str,
+    width: &str,
+    cap: usize,
+) {
+    let mut pad_char = if "aAbBceklpP".contains(conv) {
+        ' '
+    } else {
+        '0'
+    };
+    let mut pad_width = width
+        .parse::<usize>()
+        .ok()
+        .filter(|w| *w > 0)
+        .unwrap_or(match conv {
+            'd' | 'e' | 'H' | 'I' | 'k' | 'l' | 'm' | 'M' | 'S' | 'U' | 'W' => 2,
+            'j' | 'L' => 3,
+            _ => 0,
+        });
+    if flags.contains('^') {
+        value = value.to_uppercase();
+    } else if flags.contains('#') {
+        value = if value.chars().any(char::is_lowercase) {
+            value.to_uppercase()
+        } else {
+            value.to_lowercase()
+        };
+    }
+    if flags.contains('_') {
+        pad_char = ' ';
+    } else if flags.contains('0') {
+        pad_char = '0';
+    }
+    if flags.contains('-') {
+        pad_width = 0;
+    }
+    let pad_width = pad_width.min(cap + 1);
+    for _ in value.chars().count()..pad_width {
+        out.push(pad_char);
+    }
+    out.push_str(&value);
 }
 
 /// `date: format, timezone`: an unparseable input is returned unchanged. A timezone is

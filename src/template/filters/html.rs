@@ -2,6 +2,7 @@
 
 use super::common::{FResult, FilterError, arg, family};
 use super::names::Filter;
+use crate::js::decode_uri_component;
 use crate::template::value::{Val, stringify};
 
 family! {
@@ -132,24 +133,6 @@ fn encode_uri(s: &str, safe: &[u8], cgi: bool) -> String {
         }
     }
     out
-}
-
-/// `decodeURIComponent`; `None` where JavaScript throws `URIError`.
-fn decode_uri_component(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let h = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(h, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// `encodeURIComponent`, then spaces as `+`.

@@ -1,0 +1,180 @@
+//! One primitive comparison of a range (`>=1.2.3`), with its version's packed key.
+
+use super::version::{ZERO_PRERELEASE, compare_versions, pack};
+use semver::{BuildMetadata, Version};
+use std::cmp::Ordering;
+use std::fmt;
+
+/// The operator of a [`Comparator`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// No operator: any version (`*`, printed as nothing inside a range).
+    Any,
+    /// `=` (printed as nothing): the same version, build metadata ignored.
+    Exact,
+    /// `>`.
+    Greater,
+    /// `>=`.
+    GreaterEq,
+    /// `<`.
+    Less,
+    /// `<=`.
+    LessEq,
+}
+
+impl Op {
+    /// The operator of node-semver's `GTLT` text (`""`, `=`, `<`, `<=`, `>`, `>=`).
+    pub(super) fn from_gtlt(s: &[u8]) -> Op {
+        match s {
+            b">" => Op::Greater,
+            b">=" => Op::GreaterEq,
+            b"<" => Op::Less,
+            b"<=" => Op::LessEq,
+            _ => Op::Exact,
+        }
+    }
+
+    /// The operator as npm prints it in a canonical range (`""` for [`Op::Exact`] and
+    /// [`Op::Any`]).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Any | Op::Exact => "",
+            Op::Greater => ">",
+            Op::GreaterEq => ">=",
+            Op::Less => "<",
+            Op::LessEq => "<=",
+        }
+    }
+}
+
+/// One primitive comparison, such as `>=1.2.3` or `<2.0.0-0`.
+///
+/// Its version never carries build metadata.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Comparator {
+    /// The version's packed key (see [`pack_release`](super::version::pack_release); the low bit is clear for a prerelease),
+    /// or [`NO_KEY`] when a number is too large to pack. First, so that the derived equality
+    /// (used to drop duplicates while parsing) usually decides on one integer.
+    pub(super) key: u64,
+    pub(super) op: Op,
+    pub(super) version: Version,
+}
+
+/// [`Comparator::key`] of a version that does not pack.
+pub(super) const NO_KEY: u64 = u64::MAX;
+
+impl Comparator {
+    /// `*`: satisfied by every version.
+    pub(super) const ANY: Comparator = Comparator {
+        op: Op::Any,
+        version: Version::new(0, 0, 0),
+        key: 0,
+    };
+
+    #[inline]
+    pub(super) fn new(op: Op, version: Version) -> Comparator {
+        let key = pack(&version, version.pre.is_empty()).unwrap_or(NO_KEY);
+        Comparator { op, version, key }
+    }
+
+    pub(super) fn null_set() -> Comparator {
+        Comparator::new(
+            Op::Less,
+            Version {
+                major: 0,
+                minor: 0,
+                patch: 0,
+                pre: ZERO_PRERELEASE.clone(),
+                build: BuildMetadata::EMPTY,
+            },
+        )
+    }
+
+    /// Does the release whose [`pack_release`](super::version::pack_release) key is `key` satisfy this comparison? Only
+    /// meaningful when `self.key != NO_KEY`.
+    #[inline]
+    pub(super) fn matches_key(&self, key: u64) -> bool {
+        match self.op {
+            Op::Any => true,
+            Op::Exact => key == self.key,
+            Op::Greater => key > self.key,
+            Op::GreaterEq => key >= self.key,
+            Op::Less => key < self.key,
+            Op::LessEq => key <= self.key,
+        }
+    }
+
+    /// Is this `<0.0.0-0`, npm's spelling of "nothing"?
+    pub(super) fn is_null_set(&self) -> bool {
+        self.op == Op::Less
+            && self.version.major == 0
+            && self.version.minor == 0
+            && self.version.patch == 0
+            && self.version.pre.as_str() == "0"
+    }
+
+    /// The operator.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// The version compared against, or `None` for `*`.
+    pub fn version(&self) -> Option<&Version> {
+        (self.op != Op::Any).then_some(&self.version)
+    }
+
+    /// Does `version` satisfy this comparison (build metadata ignored, no prerelease rule)?
+    #[inline]
+    pub fn matches(&self, version: &Version) -> bool {
+        let ord = compare_versions(version, &self.version);
+        match self.op {
+            Op::Any => true,
+            Op::Exact => ord == Ordering::Equal,
+            Op::Greater => ord == Ordering::Greater,
+            Op::GreaterEq => ord != Ordering::Less,
+            Op::Less => ord == Ordering::Less,
+            Op::LessEq => ord != Ordering::Greater,
+        }
+    }
+}
+
+impl fmt::Display for Comparator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.op == Op::Any {
+            return f.write_str("*");
+        }
+        f.write_str(self.op.as_str())?;
+        fmt_version(&self.version, f)
+    }
+}
+
+fn fmt_version(v: &Version, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    write!(f, "{}.{}.{}", v.major, v.minor, v.patch)?;
+    if !v.pre.is_empty() {
+        write!(f, "-{}", v.pre)?;
+    }
+    Ok(())
+}
+
+/// The inclusive interval of release keys that satisfy every comparator of `set` (`lo > hi`
+/// when none does). Only meaningful when every comparator packs.
+pub(super) fn release_interval(set: &[Comparator]) -> (u64, u64) {
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    for c in set {
+        let (l, h) = match c.op {
+            Op::Any => (0, u64::MAX),
+            Op::Exact => (c.key, c.key),
+            Op::Greater => (c.key.saturating_add(1), u64::MAX),
+            Op::GreaterEq => (c.key, u64::MAX),
+            // `<0.0.0-0` has key 0: nothing is below it.
+            Op::Less => match c.key.checked_sub(1) {
+                Some(h) => (0, h),
+                None => (1, 0),
+            },
+            Op::LessEq => (0, c.key),
+        };
+        lo = lo.max(l);
+        hi = hi.min(h);
+    }
+    (lo, hi)
+}

@@ -1,0 +1,122 @@
+//! Versions as npm reads and orders them, and the packed integer key of `major.minor.patch`
+//! that the fast paths of [`Range::satisfies`](super::Range::satisfies) and the catalog's index
+//! compare instead of versions.
+
+use super::limits::{MAX_SAFE_INTEGER, MAX_VERSION_LENGTH};
+use super::scan;
+use semver::{BuildMetadata, Prerelease, Version};
+use std::cmp::Ordering;
+
+/// The `-0` prerelease of every upper bound, built once: cloning an inline identifier is a
+/// copy, parsing it each time is not.
+pub(super) static ZERO_PRERELEASE: std::sync::LazyLock<Prerelease> =
+    // ok: `0` is a valid prerelease identifier, a compile-time constant.
+    std::sync::LazyLock::new(|| Prerelease::new("0").expect("`0` is a valid prerelease"));
+
+/// Compares two versions by semver precedence, ignoring build metadata as npm does.
+///
+/// [`semver::Version`]'s own `Ord` also orders by build metadata, which npm never looks at.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::range::{compare_versions, parse_version};
+/// use std::cmp::Ordering;
+///
+/// let a = parse_version("1.2.3+build.1").unwrap();
+/// let b = parse_version("1.2.3+build.2").unwrap();
+/// assert_eq!(compare_versions(&a, &b), Ordering::Equal);
+/// ```
+#[inline]
+pub fn compare_versions(a: &Version, b: &Version) -> Ordering {
+    (a.major, a.minor, a.patch)
+        .cmp(&(b.major, b.minor, b.patch))
+        .then_with(|| match (a.pre.is_empty(), b.pre.is_empty()) {
+            (true, true) => Ordering::Equal,
+            _ => a.pre.cmp(&b.pre),
+        })
+}
+
+/// Largest number [`pack_release`] packs: 20 bits.
+const PACK_LIMIT: u64 = 1 << 20;
+
+#[inline]
+pub(super) fn pack(v: &Version, release: bool) -> Option<u64> {
+    // One test for all three: PACK_LIMIT is a power of two.
+    if (v.major | v.minor | v.patch) >= PACK_LIMIT {
+        return None;
+    }
+    Some((v.major << 41) | (v.minor << 21) | (v.patch << 1) | u64::from(release))
+}
+
+/// A bit chosen by the `major.minor.patch` part of a packed key (a one-word Bloom filter):
+/// equal triples give equal bits.
+#[inline]
+pub(super) fn triple_bit(key: u64) -> u64 {
+    1 << ((key >> 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+}
+
+/// [`pack`] for any version: the low bit is set for a release, clear for a prerelease.
+#[inline]
+pub(super) fn pack_version(v: &Version) -> Option<u64> {
+    pack(v, v.pre.is_empty())
+}
+
+/// Packs a release version (no prerelease) into a `u64` whose integer order is npm's
+/// precedence: 20 bits each for major, minor and patch, and a low bit set for a release.
+/// `None` for a prerelease or a number of 2²⁰ or more. The key is below 2⁶¹. Crate-internal: the
+/// key is a detail of the fast paths of [`Range::satisfies`](super::Range::satisfies) and of the catalog's index.
+#[inline]
+pub(crate) fn pack_release(v: &Version) -> Option<u64> {
+    if !v.pre.is_empty() {
+        return None;
+    }
+    pack(v, true)
+}
+
+/// Parses a version as npm's `semver.valid` does with default options: at most 256 UTF-16 code
+/// units, surrounding JavaScript whitespace trimmed, an optional leading `v`, then strict
+/// SemVer 2.0 (`1.2.3`, `1.2.3-rc.1+build`), every number at most 2⁵³−1.
+///
+/// Returns `None` for anything npm considers invalid, such as `=1.2.3`, `1.2`, `01.2.3`. Build
+/// metadata is kept in the result (npm ignores it when comparing, see [`compare_versions`]).
+///
+/// # Examples
+///
+/// ```
+/// use runstart::range::parse_version;
+///
+/// assert_eq!(parse_version(" v1.2.3-rc.1 ").unwrap().to_string(), "1.2.3-rc.1");
+/// assert!(parse_version("1.2").is_none());
+/// assert!(parse_version("=1.2.3").is_none());
+/// ```
+pub fn parse_version(text: &str) -> Option<Version> {
+    if text.encode_utf16().nth(MAX_VERSION_LENGTH).is_some() {
+        return None;
+    }
+    let trimmed = text.trim_matches(scan::is_js_space);
+    let bytes = trimmed.as_bytes();
+    let v = scan::full_version(bytes)?;
+    let num = |digits: &[u8]| -> Option<u64> {
+        std::str::from_utf8(digits)
+            .ok()?
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| n <= MAX_SAFE_INTEGER)
+    };
+    let pre = match v.pre {
+        None => Prerelease::EMPTY,
+        Some(pre) => Prerelease::new(std::str::from_utf8(pre).ok()?).ok()?,
+    };
+    let build = match trimmed.split_once('+') {
+        None => BuildMetadata::EMPTY,
+        Some((_, build)) => BuildMetadata::new(build).ok()?,
+    };
+    Some(Version {
+        major: num(v.major)?,
+        minor: num(v.minor)?,
+        patch: num(v.patch)?,
+        pre,
+        build,
+    })
+}
