@@ -468,6 +468,15 @@ const TEMPLATE_MAP_MAX_LENGTH = 256 * 1024;
 /** Names remembered per template (callers with endless distinct parameter names). */
 const NAMES_PER_TEMPLATE_CAP = 256;
 
+/**
+ * Where a variable path may start with `[` (a computed name, reading a global whose name need
+ * not appear in the text): a `[` that does not follow a name, a `]` or a `)`; one right after a
+ * whitespace-control `-` (`{{-[k]}}`); and one right after a tag name or keyword, which a name
+ * cannot be told from without parsing (`{%if[k]%}`, `echo[k]`). Over-matching only sends more.
+ */
+const COMPUTED_NAME =
+  /(?:^|[^\w\])?-])\[|\{[{%]-\s*\[|(?:^|[^\w.-])(?:if|elsif|unless|case|when|for|in|echo|and|or|contains|tablerow|cycle|with|by|limit|offset|cols|else)\[/;
+
 /** How many renders are in progress on this thread (more than one: a nested render). */
 let renderDepth = 0;
 
@@ -494,7 +503,7 @@ function freshEntry(template, kept) {
     kept,
     // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
     // reads a global whose name need not appear in the text.
-    computed: /(?:^|[^\w\])?-])\[/.test(template),
+    computed: COMPUTED_NAME.test(template),
     // `today` is the first 10 characters of `now`.
     now: template.includes('now') || template.includes('today'),
     agent: template.includes('agent'),
@@ -573,7 +582,10 @@ function renderPayload(entry, template, declared, context, now, identity) {
   if (entry.computed) {
     entry.pendingParameters = undefined;
     return {
-      declared,
+      declared: declared.map((p, i) => {
+        if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
+        return { name: String(p.name), required: p.required !== false, default: p.default };
+      }),
       parameters,
       now,
       agent: identity,
@@ -596,7 +608,7 @@ function renderPayload(entry, template, declared, context, now, identity) {
   for (let i = 0; i < declared.length; i++) {
     const p = declared[i];
     if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
-    const named = typeof p.name === 'string' && occurs(entry, template, p.name);
+    const named = occurs(entry, template, String(p.name));
     const d = p.default;
     if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) plain = false;
     made.push(p.name, p.required, named ? d : d === undefined, named || (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined));
@@ -604,15 +616,18 @@ function renderPayload(entry, template, declared, context, now, identity) {
   entry.pendingParameters = plain ? made : undefined;
   if (!synced || !sameList(made, entry.sentParameters)) {
     const sent = {};
-    for (const name of names) sent[name] = parameters[name];
+    for (const name of names) put(sent, name, parameters[name]);
     const slim = new Array(declared.length);
     for (let i = 0; i < declared.length; i++) {
       const p = declared[i];
-      if (typeof p.name === 'string' && occurs(entry, template, p.name)) {
-        slim[i] = p;
+      // Upstream reads `required !== false` and looks the name up as a key.
+      const name = String(p.name);
+      const required = p.required !== false;
+      if (occurs(entry, template, name)) {
+        slim[i] = { name, required, default: p.default };
       } else {
-        slim[i] = { name: p.name, required: p.required, default: p.default === undefined ? undefined : null };
-        if (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined) sent[p.name] = null;
+        slim[i] = { name, required, default: p.default === undefined ? undefined : null };
+        if (Object.hasOwn(parameters, name) && parameters[name] !== undefined) put(sent, name, null);
       }
     }
     payload = { declared: slim, parameters: sent };

@@ -313,3 +313,26 @@ test('a render reached from inside another answers for itself and leaves the out
   assert.equal(renderInstructions(outer, { parameters, clock }).value.rendered, '2 / inner 2');
   assert.equal(renderInstructions(outer, { parameters: { a: 3, b: { v: 'plain' } }, clock }).value.rendered, '3 / plain');
 });
+
+test('computed names after whitespace control or a tag name, loose declared fields, a __proto__ parameter', () => {
+  const clock = () => new Date(1e12);
+  const A = (instructions, parameters = []) => ({ id: 'a', name: 'A', version: '1', instructions, parameters });
+  const out = (r) => (r.ok ? r.value.rendered : `${r.error.code}: ${r.error.message}`);
+  for (const [t, p, want] of [
+    ['{%- assign k = "fo" | append: "o" -%}{{-[k]-}}', { foo: 'X' }, 'X'],
+    ['{%assign k="fo"|append:"o"%}{%if[k]%}Y{%else%}N{%endif%}', { foo: 'X' }, 'Y'],
+    ['{%assign k="fo"|append:"o"%}{%echo[k]%}', { foo: 'X' }, 'X'],
+    ['{%assign k="fo"|append:"o"%}{%for x in[k]%}{{x}}{%endfor%}', { foo: [1, 2] }, '12'],
+    ['{%- assign k = "age" | append: "nt" -%}{{-[k].name-}}', {}, 'A'],
+    ['{%- assign k = "to" | append: "day" -%}{{-[k]-}}', {}, '2001-09-09'],
+  ]) {
+    assert.equal(out(renderInstructions(A(t), { parameters: p, clock })), want, t);
+  }
+  // Upstream reads `required !== false` and the name as a key.
+  assert.equal(out(renderInstructions(A('x', [{ name: 'p', required: 0 }]), { parameters: {}, clock })), 'missing-parameter: Required parameter missing: p');
+  assert.equal(out(renderInstructions(A('x', [{ name: 5, required: false }]), { parameters: {}, clock })), 'x');
+  assert.equal(out(renderInstructions(A('{{ [k] }}', [{ name: 'p', required: 'no' }]), { parameters: { k: 'p', p: 1 }, clock })), '1');
+  // A `__proto__` key is a key.
+  const P = JSON.parse('{"__proto__":"P"}');
+  assert.equal(out(renderInstructions(A('x', [{ name: '__proto__' }]), { parameters: P, clock })), 'x');
+});
