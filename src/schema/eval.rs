@@ -226,14 +226,30 @@ impl<'p> Run<'p> {
                 param,
                 message,
                 path,
-            } => self.eval_prop_count(max, limit, param, message, path, data),
+            } => {
+                let n = data.as_object().map_or(0, Map::len);
+                let kw = if *max {
+                    "maxProperties"
+                } else {
+                    "minProperties"
+                };
+                if count_fails(*max, *limit, n) {
+                    self.error(path, kw, param.clone(), message.to_owned());
+                }
+            }
             Step::ItemCount {
                 max,
                 limit,
                 param,
                 message,
                 path,
-            } => self.eval_item_count(max, limit, param, message, path, data),
+            } => {
+                let n = data.as_array().map_or(0, Vec::len);
+                let kw = if *max { "maxItems" } else { "minItems" };
+                if count_fails(*max, *limit, n) {
+                    self.error(path, kw, param.clone(), message.to_owned());
+                }
+            }
             Step::Required { props, path } => self.eval_required(props, path, data),
             Step::Unique { scalar, path } => self.eval_unique(scalar, path, data),
             Step::PrefixItems(nodes) => self.eval_prefix_items(nodes, data, ev),
@@ -581,44 +597,6 @@ impl<'p> Run<'p> {
         }
     }
 
-    /// [`Step::PropCount`].
-    fn eval_prop_count(
-        &mut self,
-        max: &'p bool,
-        limit: &'p f64,
-        param: &'p Value,
-        message: &'p str,
-        path: &'p str,
-        data: &Value,
-    ) {
-        let n = data.as_object().map_or(0, Map::len) as f64;
-        if (*max && n > *limit) || (!*max && n < *limit) {
-            let kw = if *max {
-                "maxProperties"
-            } else {
-                "minProperties"
-            };
-            self.error(path, kw, param.clone(), message.to_owned());
-        }
-    }
-
-    /// [`Step::ItemCount`].
-    fn eval_item_count(
-        &mut self,
-        max: &'p bool,
-        limit: &'p f64,
-        param: &'p Value,
-        message: &'p str,
-        path: &'p str,
-        data: &Value,
-    ) {
-        let n = data.as_array().map_or(0, Vec::len) as f64;
-        if (*max && n > *limit) || (!*max && n < *limit) {
-            let kw = if *max { "maxItems" } else { "minItems" };
-            self.error(path, kw, param.clone(), message.to_owned());
-        }
-    }
-
     /// [`Step::Required`].
     fn eval_required(&mut self, props: &'p [String], path: &'p str, data: &Value) {
         if let Value::Object(obj) = data {
@@ -678,6 +656,7 @@ impl<'p> Run<'p> {
 
     /// [`Step::Contains`].
     // One parameter per field of the step, as the other `eval_*` take them.
+    #[allow(clippy::too_many_arguments)]
     #[allow(clippy::too_many_arguments)]
     fn eval_contains(
         &mut self,
@@ -1067,4 +1046,10 @@ fn duplicate(items: &[Value], scalar: Option<&[JType]>) -> Option<(usize, usize)
             None
         }
     }
+}
+
+/// Whether `n` properties or items break a `max…` (`max`) or `min…` limit.
+fn count_fails(max: bool, limit: f64, n: usize) -> bool {
+    let n = n as f64;
+    if max { n > limit } else { n < limit }
 }
