@@ -79,10 +79,8 @@ fn write_value(out: &mut String, value: &Value, depth: usize) {
                 out.push_str("{}");
                 return;
             }
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| utf16_cmp(a, b));
             out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
+            let mut member = |i: usize, key: &str, v: &Value| {
                 if i > 0 {
                     out.push(',');
                 }
@@ -90,8 +88,18 @@ fn write_value(out: &mut String, value: &Value, depth: usize) {
                 indent(out, depth + 1);
                 write_string(out, key);
                 out.push_str(": ");
-                if let Some(v) = map.get(key) {
-                    write_value(out, v, depth + 1);
+                write_value(out, v, depth + 1);
+            };
+            if map.keys().all(|k| utf8_order_is_utf16_order(k)) {
+                // The map iterates in UTF-8 byte order, which is the UTF-16 order here.
+                for (i, (key, v)) in map.iter().enumerate() {
+                    member(i, key, v);
+                }
+            } else {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| utf16_cmp(a.0, b.0));
+                for (i, (key, v)) in entries.into_iter().enumerate() {
+                    member(i, key, v);
                 }
             }
             out.push('\n');
@@ -99,6 +107,13 @@ fn write_value(out: &mut String, value: &Value, depth: usize) {
             out.push('}');
         }
     }
+}
+
+/// Whether `key` sorts among others the same in UTF-8 byte order as in UTF-16 code-unit
+/// order: the two differ only between characters U+E000–U+FFFF (UTF-8 lead bytes 0xEE, 0xEF)
+/// and those above U+FFFF (lead bytes 0xF0–0xF4), so a key with neither orders alike.
+fn utf8_order_is_utf16_order(key: &str) -> bool {
+    key.bytes().all(|b| b < 0xEE)
 }
 
 /// Compares two strings by UTF-16 code units, as JavaScript's `<` and default sort do.
@@ -118,21 +133,29 @@ fn write_number(out: &mut String, n: &Number) {
 
 fn write_string(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+    // Copy the runs that need no escape whole; only `"`, `\\` and control characters do.
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escape);
         }
+        start = i + 1;
     }
+    out.push_str(&s[start..]);
     out.push('"');
 }
 
@@ -165,6 +188,15 @@ mod tests {
         assert_eq!(
             canonical_text(&v),
             "{\n  \"\u{1f600}\": 2,\n  \"\u{ff5e}\": 1\n}\n"
+        );
+    }
+
+    #[test]
+    fn keys_beyond_the_bmp_sort_among_others_by_utf16() {
+        let v = json!({"b": 1, "\u{1f600}x": 2, "\u{e000}": 3, "a": {"\u{10000}": 1, "z": 2}});
+        assert_eq!(
+            canonical_text(&v),
+            "{\n  \"a\": {\n    \"z\": 2,\n    \"\u{10000}\": 1\n  },\n  \"b\": 1,\n  \"\u{1f600}x\": 2,\n  \"\u{e000}\": 3\n}\n"
         );
     }
 
