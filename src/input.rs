@@ -140,6 +140,16 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, InputError> {
     serde_path_to_error::deserialize(value).map_err(from_path_error)
 }
 
+/// [`from_value`] from a borrowed value: typed without copying it when it fits (the common
+/// case), copied only to say exactly where it does not.
+///
+/// # Errors
+///
+/// As [`from_str`].
+pub fn from_value_ref<T: DeserializeOwned>(value: &Value) -> Result<T, InputError> {
+    T::deserialize(value).or_else(|_| from_value(value.clone()))
+}
+
 fn syntax_error(e: &serde_json::Error) -> InputError {
     let (line, column) = (e.line().max(1), e.column().max(1));
     InputError {

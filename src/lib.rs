@@ -142,6 +142,7 @@ pub mod flow;
 pub mod index;
 pub mod input;
 mod js;
+mod pack;
 
 pub mod protocol;
 pub mod range;

@@ -112,7 +112,7 @@ fn a_pack_that_cannot_be_registered_exits_1_with_every_issue() {
     assert_eq!(error["code"], "invalid-index");
     assert_eq!(
         error["message"],
-        "fixtures/packs/broken/index.json is not a usable pack index (5 error(s)); `runstart validate fixtures/packs/broken/index.json` explains each"
+        "fixtures/packs/broken/index.json is not a usable pack index (7 error(s)); `runstart validate fixtures/packs/broken/index.json` explains each"
     );
     let issues = error["issues"].as_array().expect("issues");
     assert!(issues.iter().any(|i| i["instancePath"] == "/tools/1"

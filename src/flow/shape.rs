@@ -9,6 +9,7 @@
 use super::context::Sink;
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
+pub(crate) use crate::range::is_exact_version;
 use serde_json::{Map, Value};
 
 /// The fields of a leaf node (tool or agent).
@@ -154,21 +155,6 @@ fn typed(
             ty,
         );
     }
-}
-
-/// Whether `v` is an exact semver as the flow schema's pattern reads it:
-/// `^\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$` (no build metadata).
-pub(crate) fn is_exact_version(v: &str) -> bool {
-    let (core, pre) = match v.split_once('-') {
-        Some((c, p)) => (c, Some(p)),
-        None => (v, None),
-    };
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let mut parts = core.split('.');
-    let core_ok = (0..3).all(|_| parts.next().is_some_and(digits)) && parts.next().is_none();
-    let ident =
-        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    core_ok && pre.is_none_or(|p| p.split('.').all(ident))
 }
 
 /// The Operand path pattern of the flow schema:

@@ -2,14 +2,14 @@
 
 use super::limits::Limits;
 use super::limits::first_too_deep;
-use super::model::{Indexed, LISTS, PackIndex, kind_of_list, raw_list};
+use super::model::{Indexed, LISTS, PackIndex, RejectedEntry, kind_of_list, raw_list};
 use super::parse::{PARALLEL_MIN_BYTES, parse_document};
+use super::typed::FromDocument;
 use super::wire::Env;
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
 use crate::schema::issue_from_error;
 use rayon::prelude::*;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -91,65 +91,74 @@ pub fn load(bytes: &[u8]) -> Loaded<'_> {
 /// parsed (`json-too-deep`); a list with too many entries is refused before its entries are
 /// checked (`too-many-entries`).
 pub fn load_with<'a>(bytes: &'a [u8], limits: &Limits) -> Loaded<'a> {
-    load_typed(bytes, limits, Typed::All)
+    load_typed(bytes, limits, true).0
 }
 
-/// [`load_with`] for validation, which reads agents, flows and blocks from the raw document:
-/// only `tools` and `guardrails` are typed, the other lists of the index are left empty.
-/// (Typing 10,000 agents copies every string of them, for nothing.)
-pub(crate) fn load_for_validation<'a>(bytes: &'a [u8], limits: &Limits) -> Loaded<'a> {
-    load_typed(bytes, limits, Typed::ToolsAndGuardrails)
+/// [`load_with`] for deploy validation, which types each agent itself, one at a time, just
+/// before it compiles and checks it (so 10,000 typed agents and their compiled forms are
+/// never all in memory at once): `agents` is left empty, and the second value says, per
+/// agent entry, whether its shape check found an issue (see [`type_entry`]).
+pub(crate) fn load_for_validation<'a>(bytes: &'a [u8], limits: &Limits) -> (Loaded<'a>, Vec<bool>) {
+    load_typed(bytes, limits, false)
 }
 
-/// Which lists loading turns into typed entries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Typed {
-    All,
-    ToolsAndGuardrails,
-}
-
-fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, typed: Typed) -> Loaded<'a> {
+fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, type_agents: bool) -> (Loaded<'a>, Vec<bool>) {
     let mut report = Report::new();
     let text = match text_of(bytes, limits) {
         Ok(t) => t,
         Err(issue) => {
             report.push(*issue);
-            return Loaded {
-                text: None,
-                document: None,
-                index: None,
-                report,
-            };
+            return (
+                Loaded {
+                    text: None,
+                    document: None,
+                    index: None,
+                    report,
+                },
+                Vec::new(),
+            );
         }
     };
     let document = match document_of(text, limits) {
         Ok(d) => d,
         Err(issue) => {
             report.push(*issue);
-            return Loaded {
-                text: Some(text),
-                document: None,
-                index: None,
-                report,
-            };
+            return (
+                Loaded {
+                    text: Some(text),
+                    document: None,
+                    index: None,
+                    report,
+                },
+                Vec::new(),
+            );
         }
     };
     check_list_sizes(&document, limits, &mut report);
     if report.has_errors() {
-        return Loaded {
+        return (
+            Loaded {
+                text: Some(text),
+                document: Some(document),
+                index: None,
+                report,
+            },
+            Vec::new(),
+        );
+    }
+    let (index, agent_shape_failed) = match check_document(&document, &mut report, type_agents) {
+        Some((index, failed)) => (Some(index), failed),
+        None => (None, Vec::new()),
+    };
+    (
+        Loaded {
             text: Some(text),
             document: Some(document),
-            index: None,
+            index,
             report,
-        };
-    }
-    let index = check_document(&document, typed, &mut report);
-    Loaded {
-        text: Some(text),
-        document: Some(document),
-        index,
-        report,
-    }
+        },
+        agent_shape_failed,
+    )
 }
 
 /// The file as text: within the size limit, and UTF-8. The issue is boxed (here and in
@@ -253,7 +262,13 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-fn check_document(document: &Value, typed: Typed, report: &mut Report) -> Option<PackIndex> {
+/// The typed index (agents typed only when `type_agents`) and, per agent entry, whether its
+/// shape check found an issue; `None` when the document is no pack index at all.
+fn check_document(
+    document: &Value,
+    report: &mut Report,
+    type_agents: bool,
+) -> Option<(PackIndex, Vec<bool>)> {
     let Some(top) = document.as_object() else {
         report.push(
             Issue::error(
@@ -291,6 +306,7 @@ fn check_document(document: &Value, typed: Typed, report: &mut Report) -> Option
             .map(|e| issue_from_error(&e, "", IssueCode::InvalidShape)),
     );
     // Entries are independent: check them in parallel, keeping file order.
+    let mut shape_issues: Vec<(&'static str, Vec<Vec<Issue>>)> = Vec::new();
     for (list, validator) in &shapes.entries {
         let issues: Vec<Vec<Issue>> = raw_list(document, list)
             .par_iter()
@@ -304,22 +320,60 @@ fn check_document(document: &Value, typed: Typed, report: &mut Report) -> Option
                     .collect()
             })
             .collect();
-        report.extend(issues.into_iter().flatten());
+        report.extend(issues.iter().flatten().cloned());
+        shape_issues.push((list, issues));
     }
-    Some(PackIndex {
+    let mut rejected = Vec::new();
+    let shapes_of = |list: &str| {
+        shape_issues
+            .iter()
+            .find(|(l, _)| *l == list)
+            .map_or(&[][..], |(_, issues)| issues.as_slice())
+    };
+    let tools = entries(document, "tools", shapes_of("tools"), &mut rejected, report);
+    let guardrails = entries(
+        document,
+        "guardrails",
+        shapes_of("guardrails"),
+        &mut rejected,
+        report,
+    );
+    let agent_shape_failed: Vec<bool> = shapes_of("agents").iter().map(|i| !i.is_empty()).collect();
+    let agents = if type_agents {
+        entries(
+            document,
+            "agents",
+            shapes_of("agents"),
+            &mut rejected,
+            report,
+        )
+    } else {
+        Vec::new()
+    };
+    let blocks = entries(
+        document,
+        "blocks",
+        shapes_of("blocks"),
+        &mut rejected,
+        report,
+    );
+    let flows = entries(document, "flows", shapes_of("flows"), &mut rejected, report);
+    let index = PackIndex {
         pack_id: string_field(document, "packId"),
         pack_version: string_field(document, "packVersion"),
         artifact_version: string_field(document, "artifactVersion"),
         published_at: string_field(document, "publishedAt"),
-        tools: entries(document, "tools"),
-        guardrails: entries(document, "guardrails"),
-        agents: typed_if(typed == Typed::All, document, "agents"),
-        flows: typed_if(typed == Typed::All, document, "flows"),
-        blocks: typed_if(typed == Typed::All, document, "blocks"),
+        tools,
+        guardrails,
+        agents,
+        flows,
+        blocks,
         env: document
             .get("env")
             .and_then(|e| serde_json::from_value::<Env>(e.clone()).ok()),
-    })
+        rejected,
+    };
+    Some((index, agent_shape_failed))
 }
 
 fn string_field(document: &Value, name: &str) -> String {
@@ -330,29 +384,81 @@ fn string_field(document: &Value, name: &str) -> String {
         .to_owned()
 }
 
-/// Entries of `list` whose shape deserializes; the others were reported by the shape check.
-fn typed_if<T: DeserializeOwned + Send>(
-    wanted: bool,
+/// Entries of `list` whose shape deserializes. Each other one goes to `rejected` with its
+/// shape issues (`shapes`, by entry); one the shape check passed but the typed model refuses
+/// gets an issue of its own (in the report too), so no entry is ever dropped without one.
+fn entries<T: FromDocument + Send>(
     document: &Value,
-    list: &str,
+    list: &'static str,
+    shapes: &[Vec<Issue>],
+    rejected: &mut Vec<RejectedEntry>,
+    report: &mut Report,
 ) -> Vec<Indexed<T>> {
-    if wanted {
-        entries(document, list)
-    } else {
-        Vec::new()
-    }
-}
-
-fn entries<T: DeserializeOwned + Send>(document: &Value, list: &str) -> Vec<Indexed<T>> {
-    raw_list(document, list)
+    let typed: Vec<Result<Indexed<T>, RejectedEntry>> = raw_list(document, list)
         .par_iter()
         .enumerate()
-        .filter_map(|(index, raw)| {
-            T::deserialize(raw)
-                .ok()
-                .map(|entry| Indexed { index, entry })
+        .map(|(index, raw)| {
+            let shape = shapes.get(index).cloned().unwrap_or_default();
+            type_entry(raw, list, index, shape)
         })
-        .collect()
+        .collect();
+    let mut out = Vec::with_capacity(typed.len());
+    for result in typed {
+        match result {
+            Ok(entry) => out.push(entry),
+            Err(r) => {
+                if shapes.get(r.index).is_none_or(Vec::is_empty) {
+                    report.extend(r.issues.iter().cloned());
+                }
+                rejected.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// Entry `index` of `list` in its typed form, or, when it has none, the rejected entry (see
+/// [`rejected_entry`]).
+pub(crate) fn type_entry<T: FromDocument>(
+    raw: &Value,
+    list: &'static str,
+    index: usize,
+    shape_issues: Vec<Issue>,
+) -> Result<Indexed<T>, RejectedEntry> {
+    T::from_document(raw)
+        .map(|entry| Indexed { index, entry })
+        .map_err(|why| rejected_entry(raw, list, index, shape_issues, &why))
+}
+
+/// Entry `index` of `list` rejected: with `shape_issues` (what the shape check found) or,
+/// when those are empty, an issue that says why the typed model refuses it (`why`).
+pub(crate) fn rejected_entry(
+    raw: &Value,
+    list: &'static str,
+    index: usize,
+    shape_issues: Vec<Issue>,
+    why: &serde_json::Error,
+) -> RejectedEntry {
+    let mut issues = shape_issues;
+    if issues.is_empty() {
+        issues.push(Issue::error(
+            IssueCode::InvalidShape,
+            format!("/{list}/{index}"),
+            format!(
+                "not {} {} entry: {why}",
+                if list == "agents" { "an" } else { "a" },
+                kind_of_list(list)
+            ),
+        ));
+    }
+    let field = |name: &str| raw.get(name).and_then(Value::as_str).map(str::to_owned);
+    RejectedEntry {
+        list,
+        index,
+        id: field("id"),
+        version: field("version"),
+        issues,
+    }
 }
 
 #[cfg(test)]

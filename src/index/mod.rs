@@ -12,12 +12,14 @@ pub(crate) use canonical::utf16_cmp;
 mod load;
 mod model;
 mod parse;
+mod typed;
 pub(crate) use parse::release;
 pub mod wire;
 
 pub use canonical::{canonical_text, index_hash};
 pub use limits::Limits;
-pub(crate) use load::load_for_validation;
 pub use load::{Loaded, load, load_with};
+pub(crate) use load::{load_for_validation, rejected_entry};
 pub(crate) use model::raw_list;
-pub use model::{Indexed, LISTS, PackIndex, kind_of_list};
+pub use model::{Indexed, LISTS, PackIndex, RejectedEntry, kind_of_list};
+pub(crate) use typed::AgentShape;

@@ -38,6 +38,26 @@ pub struct PackIndex {
     pub blocks: Vec<Indexed<Block>>,
     /// Declared environment, when present and well-formed.
     pub env: Option<Env>,
+    /// The entries left out of the lists above because their shape is wrong, with the
+    /// issues that say why. A pack with any cannot be registered (nothing is dropped
+    /// silently); deploy validation counts them as present, so a reference to one is not
+    /// reported again as unresolvable.
+    pub rejected: Vec<RejectedEntry>,
+}
+
+/// An entry of a pack index list whose shape is wrong, so it has no typed form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RejectedEntry {
+    /// The list it is in (`"tools"`, `"blocks"`, …, see [`LISTS`]).
+    pub list: &'static str,
+    /// Position in the list, as written in the file.
+    pub index: usize,
+    /// Its `id`, when that is a string.
+    pub id: Option<String>,
+    /// Its `version`, when that is a string.
+    pub version: Option<String>,
+    /// The issues its shape check found (at least one).
+    pub issues: Vec<crate::diagnostics::Issue>,
 }
 
 /// The five entry lists of a pack index, by their JSON names.

@@ -82,8 +82,8 @@ mod version;
 pub use comparator::{Comparator, Op};
 pub use error::{RangeError, RangeErrorKind};
 pub use limits::{MAX_RANGE_LENGTH, MAX_SAFE_INTEGER, MAX_VERSION_LENGTH};
-pub(crate) use version::pack_release;
 pub use version::{compare_versions, parse_version};
+pub(crate) use version::{is_exact_version, is_plain_version, pack_release};
 
 use comparator::{NO_KEY, release_interval};
 use semver::Version;

@@ -120,3 +120,24 @@ pub fn parse_version(text: &str) -> Option<Version> {
         build,
     })
 }
+
+/// Whether `v` is an exact version as upstream's schema pattern reads it (agents, flows):
+/// `^\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$` — prerelease allowed, build
+/// metadata refused, leading zeros accepted (which [`parse_version`] then refuses, as npm does).
+pub(crate) fn is_exact_version(v: &str) -> bool {
+    let (core, pre) = match v.split_once('-') {
+        Some((c, p)) => (c, Some(p)),
+        None => (v, None),
+    };
+    let ident =
+        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    is_plain_version(core) && pre.is_none_or(|p| p.split('.').all(ident))
+}
+
+/// Whether `v` is `major.minor.patch` in digits only, as upstream's block rule reads a block
+/// version (no prerelease, no build metadata; leading zeros accepted by the pattern).
+pub(crate) fn is_plain_version(v: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = v.split('.');
+    (0..3).all(|_| parts.next().is_some_and(digits)) && parts.next().is_none()
+}

@@ -37,6 +37,14 @@ impl PackCache {
         current: &Arc<PackState>,
         pack: &PackIndex,
     ) -> Result<Arc<PackState>, Vec<Issue>> {
+        // A pack with rejected entries is refused (by `add_pack`), whatever the cache holds:
+        // the digest covers the typed entries only.
+        if !pack.rejected.is_empty() {
+            return (**current)
+                .clone()
+                .add_pack(pack)
+                .map(|()| Arc::clone(current));
+        }
         let key = (current.id, digest(pack));
         if let Some(hit) = self.entries.get(&key) {
             return Ok(Arc::clone(hit));

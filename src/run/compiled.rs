@@ -1,29 +1,22 @@
-//! A tenant's registered packs and providers, compiled for run start: ranges parsed,
-//! templates parsed, capabilities typed, tool and block references pinned. The types only;
+//! A tenant's registered packs and providers: the compiled packs' agents, blocks and tools
+//! (see [`crate::pack`]) merged per tenant, with each agent's pinned plan. The types only;
 //! `register` builds them and `prepare` reads them.
 
 use super::wire::PlannedTool;
-use crate::catalog::{Catalog, ToolRange};
+use crate::catalog::Catalog;
 use crate::index::wire::{Guardrail, Tool};
-use crate::range::Range;
+use crate::pack::VersionIndex;
+pub(crate) use crate::pack::{
+    BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
+    ToolRecord, ToolRefC,
+};
 use crate::route::{CompiledPolicy, RouteSnapshot};
-use crate::template::{CompiledTemplate, PromptParameter};
-use semver::Version;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The catalog key for a tenant's own catalog (each tenant state holds one).
 pub(crate) const TENANT_KEY: &str = "";
-
-/// One registered tool version.
-#[derive(Debug, Clone)]
-pub(crate) struct ToolRecord {
-    pub id: String,
-    pub version: Version,
-    pub retired: bool,
-    pub tool: Arc<Tool>,
-}
 
 /// What the catalog holds per tool version: the entry, and its version text made once so a
 /// run plan can share it instead of formatting it per run.
@@ -32,83 +25,6 @@ pub(crate) struct CatalogTool {
     #[allow(dead_code)] // kept for the runtime's model tool definitions
     pub tool: Arc<Tool>,
     pub version: Arc<str>,
-}
-
-/// A reference to a data block, its range parsed, pinned at registration.
-#[derive(Debug, Clone)]
-pub(crate) struct BlockRef {
-    pub id: String,
-    pub range_text: String,
-    pub range: Range,
-    pub pin: Option<Version>,
-}
-
-/// Where an agent's instructions come from.
-#[derive(Debug, Clone)]
-pub(crate) enum InstructionsSource {
-    Inline {
-        template: Arc<CompiledTemplate>,
-        params: Vec<PromptParameter>,
-    },
-    /// Boxed: a `BlockRef` holds a parsed `Range`, whose comparators are stored inline.
-    Block(Box<BlockRef>),
-}
-
-/// One tool reference, its range parsed once, pinned at registration.
-#[derive(Debug, Clone)]
-pub(crate) struct ToolRefC {
-    pub id: Arc<str>,
-    pub range_text: Arc<str>,
-    pub range: ToolRange,
-    pub pin: Option<Version>,
-}
-
-/// An agent version ready to run.
-#[derive(Debug)]
-pub(crate) struct CompiledAgent {
-    pub id: Arc<str>,
-    pub version: Version,
-    pub version_text: Arc<str>,
-    /// The `agent` auto-variable, `{id, name, version}`, made once.
-    pub agent_value: Value,
-    pub tools: Vec<ToolRefC>,
-    pub guardrails: Arc<[String]>,
-    pub instructions: InstructionsSource,
-    pub settings: Vec<BlockRef>,
-    pub model_settings: Option<BlockRef>,
-    pub capabilities: Vec<CompiledCapability>,
-    pub preferred_provider: Option<String>,
-    pub preferred_model: Option<String>,
-}
-
-impl CompiledAgent {
-    /// Whether the agent references any data block (then the `settings` variable exists).
-    /// Every data block reference: the prompt block, settings, model settings.
-    pub fn block_refs(&self) -> impl Iterator<Item = &BlockRef> {
-        let prompt = match &self.instructions {
-            InstructionsSource::Block(r) => Some(&**r),
-            InstructionsSource::Inline { .. } => None,
-        };
-        prompt
-            .into_iter()
-            .chain(&self.settings)
-            .chain(&self.model_settings)
-    }
-
-    pub fn references_blocks(&self) -> bool {
-        matches!(self.instructions, InstructionsSource::Block(_))
-            || !self.settings.is_empty()
-            || self.model_settings.is_some()
-    }
-}
-
-/// A capability declaration, compiled for routing at registration (with the agent's
-/// preferred provider and model, applied to `llm-inference` capabilities), and its kind
-/// (defaulted) kept as shared text for the plans.
-#[derive(Debug)]
-pub(crate) struct CompiledCapability {
-    pub capability: crate::route::CompiledCapability,
-    pub kind: Arc<str>,
 }
 
 /// What every run of an agent version shares while the tenant's tools and blocks stay as they
@@ -134,35 +50,6 @@ pub(crate) struct AgentSlot {
     pub pinned: Option<Arc<PinnedPlan>>,
 }
 
-/// A data block version ready to use.
-#[derive(Debug)]
-pub(crate) enum BlockContent {
-    Prompt {
-        template: Arc<CompiledTemplate>,
-        params: Vec<PromptParameter>,
-    },
-    Settings {
-        values: Value,
-    },
-}
-
-/// One data block version.
-#[derive(Debug)]
-pub(crate) struct CompiledBlock {
-    pub version: Version,
-    pub version_text: String,
-    pub content: BlockContent,
-}
-
-impl CompiledBlock {
-    pub fn kind(&self) -> &'static str {
-        match self.content {
-            BlockContent::Prompt { .. } => "prompt",
-            BlockContent::Settings { .. } => "settings",
-        }
-    }
-}
-
 /// One tool id's registered versions: the records, and a catalog of that id alone built from
 /// them (remade when a version of this id is added, retired or removed; other ids are not
 /// touched).
@@ -186,11 +73,11 @@ pub(crate) struct PackState {
     /// Unique per content produced by a write (0: empty).
     pub id: u64,
     pub tools: imbl::HashMap<Arc<str>, Arc<ToolVersions>>,
-    /// Agent id → versions, highest first.
-    pub agents: imbl::HashMap<Arc<str>, Arc<Vec<AgentSlot>>>,
+    /// Agent id → versions.
+    pub agents: imbl::HashMap<Arc<str>, Arc<VersionIndex<AgentSlot>>>,
     pub guardrails: imbl::HashMap<String, Arc<Guardrail>>,
-    /// Block id → versions, highest first.
-    pub blocks: imbl::HashMap<String, Arc<Vec<Arc<CompiledBlock>>>>,
+    /// Block id → versions.
+    pub blocks: imbl::HashMap<String, Arc<VersionIndex<Arc<CompiledBlock>>>>,
     pub(super) tool_users: Users,
     pub(super) block_users: Users,
 }

@@ -156,10 +156,18 @@ impl RunStart {
     /// each agent's tool and block references pinned to the highest version in range (as a
     /// deploy pins them). Registering the same tool, block or agent version again replaces it.
     ///
+    /// The pack is compiled exactly as [`crate::validate::validate_index`] compiles it, so
+    /// every issue a registration is refused with is in that report too, with the same code,
+    /// instance path and message.
+    ///
     /// # Errors
     ///
-    /// [`RegisterError::Pack`] with every problem when an agent cannot be pinned or compiled;
-    /// nothing is registered then.
+    /// [`RegisterError::Pack`] with every problem, and nothing registered, when the index has
+    /// entries whose shape failed at load ([`crate::index::PackIndex::rejected`]: their shape
+    /// issues), or when compiling finds a problem: a tool or agent version that is not
+    /// semver, a template that is not Liquid, a tool or block reference that pins nothing (or
+    /// a block of the wrong kind, or model settings that are not), a capability declaration
+    /// that does not check.
     pub fn register_pack(&self, tenant: &str, pack: &PackIndex) -> Result<(), RegisterError> {
         self.update(tenant, |state, writer| {
             state.packs = writer

@@ -7,12 +7,12 @@ use super::compiled::{
 use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins};
 use super::{RunStartError, Snapshot};
 use crate::catalog::ResolveError;
+use crate::pack::{block_pin_message, model_settings_problems};
 use crate::range::parse_version;
 use crate::route::{
     AllowDeny, CompiledPolicy, RouteRequest, Scratch, TenantPolicy, merge_tenant_policies,
 };
 use crate::template::{CompiledTemplate, PromptError, PromptGlobals, PromptParameter};
-use crate::validate::{block_pin_message, model_settings_problems};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -150,10 +150,8 @@ fn find_agent<'s>(
             message: format!("Agent \"{id}\" is not registered"),
         })?;
     match &request.agent.version {
-        None => versions.first(),
-        Some(text) => {
-            parse_version(text).and_then(|v| versions.iter().find(|a| a.agent.version == v))
-        }
+        None => versions.first().map(|(_, slot)| slot),
+        Some(text) => parse_version(text).and_then(|v| versions.get(&v)),
     }
     .ok_or_else(|| RunStartError::AgentNotFound {
         message: format!(
@@ -308,7 +306,8 @@ fn resolve_block(
         block_id: r.id.clone(),
         requested_range: r.range_text.clone(),
     };
-    let versions = state.blocks.get(&r.id).map_or(&[][..], |v| v.as_slice());
+    let index = state.blocks.get(&r.id);
+    let versions = || index.into_iter().flat_map(|v| v.values());
     let turn_pin = pins.and_then(|p| p.block_versions.get(&r.id));
     // The agent's pin is a `Version` already (made at registration); only a resumed turn's
     // journaled text needs parsing. The text is formatted only for an error message.
@@ -318,8 +317,7 @@ fn resolve_block(
         None => r.pin.as_ref().map(|v| Some(Cow::Borrowed(v))),
     };
     let block = match pinned {
-        Some(wanted) => versions
-            .iter()
+        Some(wanted) => versions()
             .find(|b| wanted.as_deref() == Some(&b.version))
             .ok_or_else(|| {
                 let text = match (&turn_version, &r.pin) {
@@ -329,11 +327,10 @@ fn resolve_block(
                 };
                 fail(format!("{desc} runs version {text}, which isn't published"))
             })?,
-        None => match versions.iter().find(|b| r.range.satisfies(&b.version)) {
+        None => match versions().find(|b| r.range.satisfies(&b.version)) {
             Some(b) => b,
             None => {
-                let published: Vec<&str> =
-                    versions.iter().map(|b| b.version_text.as_str()).collect();
+                let published: Vec<&str> = versions().map(|b| b.version_text.as_str()).collect();
                 return Err(fail(block_pin_message(&desc, &r.range_text, &published)));
             }
         },

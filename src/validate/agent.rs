@@ -7,6 +7,7 @@
 
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Severity, pointer};
+use crate::range::is_exact_version;
 use crate::schema::SchemaCache;
 use serde_json::{Map, Value};
 
@@ -27,26 +28,6 @@ pub fn is_block_id(id: &str) -> bool {
         segments += 1;
     }
     segments >= 2
-}
-
-/// Whether `v` is an exact semver version as upstream's pattern accepts it
-/// (`^\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$`: prerelease allowed, build
-/// metadata refused, leading zeros accepted).
-pub fn is_exact_version(v: &str) -> bool {
-    let (core, pre) = match v.split_once('-') {
-        Some((c, p)) => (c, Some(p)),
-        None => (v, None),
-    };
-    let nums: Vec<&str> = core.split('.').collect();
-    nums.len() == 3
-        && nums
-            .iter()
-            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        && pre.is_none_or(|p| {
-            p.split('.').all(|id| {
-                !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            })
-        })
 }
 
 fn is_positive_integer(v: &Value) -> bool {
@@ -110,9 +91,13 @@ pub(crate) struct AgentRules<'a> {
     pub valid_range: &'a (dyn Fn(&str) -> bool + Sync),
     /// The shared schema compile cache.
     pub schemas: &'a SchemaCache,
+    /// Whether the pack compile checked this entry (its typed form exists): then the checks it
+    /// makes — the entry's version, the ranges of its block references — are its alone, and
+    /// these rules skip them so nothing is reported twice.
+    pub compiled: bool,
 }
 
-pub(crate) const RANGE_MESSAGE: &str = "must be a semver range, e.g. \"^1.0.0\" or \"1.2.0\"";
+use crate::pack::RANGE_MESSAGE;
 const BLOCK_ID_MESSAGE: &str = "must be a dotted lowercase block id, e.g. \"acme.weights\"";
 
 impl AgentRules<'_> {
@@ -131,14 +116,23 @@ impl AgentRules<'_> {
         self.output(agent, out);
     }
 
+    /// Whether a block reference's `version` is a range; a string's parse is the compile's to
+    /// check when it saw the entry.
+    fn range_ok(&self, version: Option<&Value>) -> bool {
+        version
+            .and_then(Value::as_str)
+            .is_some_and(|v| self.compiled || (self.valid_range)(v))
+    }
+
     fn identity(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
         if non_empty_trimmed(agent.get("id")).is_none() {
             out.error(&["id"], "id must be a non-empty string");
         }
-        if !agent
-            .get("version")
-            .and_then(Value::as_str)
-            .is_some_and(is_exact_version)
+        if !self.compiled
+            && !agent
+                .get("version")
+                .and_then(Value::as_str)
+                .is_some_and(is_exact_version)
         {
             out.error(&["version"], "version must be a valid semver string");
         }
@@ -158,11 +152,7 @@ impl AgentRules<'_> {
                 {
                     out.error(&["instructions", "prompt"], BLOCK_ID_MESSAGE);
                 }
-                if !prompt_ref
-                    .get("version")
-                    .and_then(Value::as_str)
-                    .is_some_and(|v| (self.valid_range)(v))
-                {
+                if !self.range_ok(prompt_ref.get("version")) {
                     out.error(&["instructions", "version"], RANGE_MESSAGE);
                 }
                 if agent.contains_key("parameters") {
@@ -203,11 +193,7 @@ impl AgentRules<'_> {
         if !id.is_some_and(is_block_id) {
             out.error(&[tokens, &["id"]].concat(), BLOCK_ID_MESSAGE);
         }
-        if !obj
-            .get("version")
-            .and_then(Value::as_str)
-            .is_some_and(|v| (self.valid_range)(v))
-        {
+        if !self.range_ok(obj.get("version")) {
             out.error(&[tokens, &["version"]].concat(), RANGE_MESSAGE);
         }
         id.map(str::to_owned)
@@ -715,6 +701,7 @@ mod tests {
         let schemas = SchemaCache::new();
         let rules = AgentRules {
             valid_range: &|r: &str| !r.contains('!'),
+            compiled: false,
             schemas: &schemas,
         };
         let mut out = AgentIssues::new("/agents/0");

@@ -7,15 +7,8 @@
 use super::agent::{AgentIssues, AgentRules, is_block_id};
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
+use crate::range::is_plain_version;
 use serde_json::{Map, Value};
-
-fn is_plain_version(v: &str) -> bool {
-    let parts: Vec<&str> = v.split('.').collect();
-    parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-}
 
 /// Checks one block entry at `base` (`/blocks/<i>`), in upstream's order: id, version,
 /// description, content.
@@ -42,10 +35,12 @@ pub(crate) fn check_block(block: &Value, base: &str, rules: &AgentRules<'_>, out
             "id must be a dotted lowercase id, e.g. \"acme.intake-prompt\"",
         );
     }
-    if !obj
-        .get("version")
-        .and_then(Value::as_str)
-        .is_some_and(is_plain_version)
+    // The pack compile checks a typed block's version (and reads it as npm does).
+    if !rules.compiled
+        && !obj
+            .get("version")
+            .and_then(Value::as_str)
+            .is_some_and(is_plain_version)
     {
         err(
             out,
@@ -219,6 +214,7 @@ mod tests {
         let schemas = SchemaCache::new();
         let rules = AgentRules {
             valid_range: &|_: &str| true,
+            compiled: false,
             schemas: &schemas,
         };
         let mut out = Vec::new();

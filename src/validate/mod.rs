@@ -14,22 +14,18 @@ mod guardrail;
 mod published;
 mod refs;
 mod templates;
-// What run registration reports through too, so both compile a pack to the same issues.
-pub(crate) use agent::RANGE_MESSAGE;
 pub use published::PublishedTools;
-pub(crate) use refs::{
-    BlockRole, block_pin_message, model_settings_problems, tool_ref_issue, tool_version,
-};
-pub(crate) use templates::template_issue;
 
 pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};
 
 use crate::diagnostics::{Issue, Report};
 use crate::index::{self, Limits};
+use crate::pack::{AgentRef, CompiledPack, Deployed, NothingDeployed, PackAgent, PackBlock};
 use crate::schema::SchemaCache;
 use agent::{AgentIssues, AgentRules};
 use published::CatalogTools;
 use rayon::prelude::*;
+use serde::Deserialize;
 
 /// Options for [`validate_index`].
 ///
@@ -107,7 +103,7 @@ impl ValidateOptions {
 /// assert_eq!(report.issues()[0].code(), "envelope-version");
 /// ```
 pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
-    let loaded = index::load_for_validation(bytes, &options.limits);
+    let (loaded, agent_shape_failed) = index::load_for_validation(bytes, &options.limits);
     let mut report = loaded.report;
     if let (Some(text), Some(document), Some(index)) =
         (loaded.text, loaded.document.as_ref(), loaded.index.as_ref())
@@ -126,7 +122,7 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
                 entries::check_module_paths(document, &mut file);
                 file
             },
-            || check_entries(document, index, options),
+            || check_entries(document, index, &agent_shape_failed, options),
         );
         report.extend(file_issues.into_issues());
         report.extend(entry_issues);
@@ -138,30 +134,82 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
 /// Every per-entry check, entries in parallel. Each group keeps its entries' order, and the
 /// report is sorted at the end, so the output does not depend on the thread count.
 ///
-/// Agents, blocks and flows are read from the raw `document`; of `index`, only the typed
-/// tools, guardrails and pack version are (see [`index::load_for_validation`]).
+/// The pack is compiled as registration compiles it ([`CompiledPack::compile_parts`], then
+/// [`CompiledPack::compile_agent`] for each agent as it is checked, so compiled agents do not
+/// pile up), and its issues are reported as they are; the checks here add upstream's entry
+/// rules and the template checks, on the compiled templates. An entry whose shape failed has
+/// no typed form, so the compile never saw it: its references and templates are checked from
+/// the document, through the compile's resolver. Flows are read from the document.
 fn check_entries(
     document: &serde_json::Value,
     index: &index::PackIndex,
+    agent_shape_failed: &[bool],
     options: &ValidateOptions,
 ) -> Vec<Issue> {
+    let published = options.published.as_deref().map(PublishedDeployed);
+    let deployed: &dyn Deployed = match &published {
+        Some(p) => p,
+        None => &NothingDeployed,
+    };
+    let (compiled, compile_issues) = CompiledPack::compile_parts(index, deployed);
+    let blocks_by_entry = by_entry(
+        index::raw_list(document, "blocks").len(),
+        compiled.blocks.iter().map(|b| (b.index, b)),
+    );
     let valid_range = |r: &str| crate::range::Range::parse(r).is_ok();
     // Schemas compile once per process, whatever the number of packs validated.
-    let rules = AgentRules {
+    let fallback_rules = AgentRules {
         valid_range: &valid_range,
         schemas: SchemaCache::global(),
+        compiled: false,
     };
-    let pack_refs = refs::PackRefs::new(index, document, options.published.as_deref());
+    let compiled_rules = AgentRules {
+        compiled: true,
+        ..fallback_rules
+    };
+    let rules_for = |compiled: bool| {
+        if compiled {
+            &compiled_rules
+        } else {
+            &fallback_rules
+        }
+    };
     let template_ctx = templates::TemplateContext::new(document);
     let flow_ctx = crate::flow::FlowContext::of_index(document).with_options(options.flow.clone());
+    let resolver = &compiled.resolver;
     let groups: [Vec<Vec<Issue>>; 5] = [
         index::raw_list(document, "agents")
             .par_iter()
             .enumerate()
             .map(|(i, agent)| {
-                let mut out = check_agent(i, agent, &rules);
-                pack_refs.check_agent(i, agent, &mut out);
-                templates::check_agent_template(i, agent, &pack_refs, &template_ctx, &mut out);
+                let mut out = Vec::new();
+                let typed: Option<PackAgent> = match index::AgentShape::deserialize(agent) {
+                    Ok(shape) => {
+                        let (compiled_agent, issues) =
+                            compiled.compile_agent(&AgentRef::of_shape(i, &shape, agent));
+                        out = issues;
+                        Some(compiled_agent)
+                    }
+                    Err(why) => {
+                        // The shape check's own issues are in the load report.
+                        if !agent_shape_failed.get(i).copied().unwrap_or(false) {
+                            out =
+                                index::rejected_entry(agent, "agents", i, Vec::new(), &why).issues;
+                        }
+                        None
+                    }
+                };
+                out.extend(check_agent(i, agent, rules_for(typed.is_some())));
+                refs::check_agent(resolver, i, agent, typed.is_some(), &mut out);
+                let instructions = typed.as_ref().map(|a| a.instructions.as_ref());
+                templates::check_agent_template(
+                    i,
+                    agent,
+                    instructions,
+                    resolver,
+                    &template_ctx,
+                    &mut out,
+                );
                 out
             })
             .collect(),
@@ -169,20 +217,19 @@ fn check_entries(
             .par_iter()
             .enumerate()
             .map(|(i, block)| {
+                let typed: Option<&PackBlock> = blocks_by_entry.get(i).copied().flatten();
                 let mut out = Vec::new();
-                block::check_block(block, &format!("/blocks/{i}"), &rules, &mut out);
-                templates::check_block_template(i, block, &mut out);
+                let rules = rules_for(typed.is_some());
+                block::check_block(block, &format!("/blocks/{i}"), rules, &mut out);
+                let template = typed.map(|b| b.template.as_ref());
+                templates::check_block_template(i, block, template, &mut out);
                 out
             })
             .collect(),
         index
             .tools
             .par_iter()
-            .map(|t| {
-                let mut out = entries::check_tool_schemas(t);
-                out.extend(refs::tool_version(t, &index.pack_version).err().map(|i| *i));
-                out
-            })
+            .map(entries::check_tool_schemas)
             .collect(),
         index
             .guardrails
@@ -199,13 +246,42 @@ fn check_entries(
             .map(|(i, flow)| crate::flow::check_index_flow(flow, i, &flow_ctx))
             .collect(),
     ];
-    let mut issues: Vec<Issue> = groups.into_iter().flatten().flatten().collect();
+    let mut issues: Vec<Issue> = compile_issues;
+    issues.extend(groups.into_iter().flatten().flatten());
     templates::cap_template_issues(&mut issues);
     issues
 }
 
-/// The agent rules and each capability declaration of `/agents/<i>` (also for an agent whose
-/// shape failed, so one run reports everything).
+/// `items` (entry index, item) placed at their entry index in a list of `len`.
+fn by_entry<'a, T>(len: usize, items: impl Iterator<Item = (usize, &'a T)>) -> Vec<Option<&'a T>> {
+    let mut out = vec![None; len];
+    for (i, item) in items {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = Some(item);
+        }
+    }
+    out
+}
+
+/// The caller's published tools, as what a pack deploys beside.
+struct PublishedDeployed<'a>(&'a dyn PublishedTools);
+
+impl Deployed for PublishedDeployed<'_> {
+    fn tool_versions(&self, id: &str) -> Vec<semver::Version> {
+        self.0.versions(id)
+    }
+
+    fn blocks(
+        &self,
+        _: &str,
+    ) -> Option<std::sync::Arc<crate::pack::VersionIndex<std::sync::Arc<crate::pack::CompiledBlock>>>>
+    {
+        None
+    }
+}
+
+/// The agent rules of `/agents/<i>`, and, for an agent whose shape failed (the compile checks
+/// the others'), each capability declaration, so one run reports everything.
 fn check_agent(i: usize, agent: &serde_json::Value, rules: &AgentRules<'_>) -> Vec<Issue> {
     let Some(obj) = agent.as_object() else {
         return Vec::new();
@@ -214,6 +290,9 @@ fn check_agent(i: usize, agent: &serde_json::Value, rules: &AgentRules<'_>) -> V
     let mut out = AgentIssues::new(&base);
     rules.check(obj, &mut out);
     let mut issues = out.into_issues();
+    if rules.compiled {
+        return issues;
+    }
     let caps = obj
         .get("capabilities")
         .and_then(serde_json::Value::as_array);

@@ -2,16 +2,17 @@
 //! templates"): every agent's instructions and every prompt block's template must parse in
 //! the LiquidJS dialect (strict filters) and read only what the run will provide.
 
-use super::refs::PackRefs;
 use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
 use crate::index::raw_list;
+use crate::pack::{BlockContent, CompiledBlock, CompiledInstructions, Resolver, template_issue};
+use crate::range::Range;
 use crate::template::{
-    AllowedVariables, CheckIssue, CheckIssueKind, CompiledTemplate, InputPolicy, ParseError,
-    ParseErrorKind,
+    AllowedVariables, CheckIssue, CheckIssueKind, CompiledTemplate, InputPolicy,
 };
 use serde_json::Value;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// Most issues of one code listed for one template; the rest are counted in one final issue
 /// of the same code ("N more issues of this kind"), as compilers do. A template of 256 KiB can
@@ -193,29 +194,6 @@ fn parse(source: &str, at: &str, out: &mut Vec<Issue>) -> Option<CompiledTemplat
     }
 }
 
-/// The issue for a template `source` at `at` that does not compile. Deploy validation and run
-/// registration both report through this, so a template refused at one is refused with the
-/// same code and message at the other.
-pub(crate) fn template_issue(e: &ParseError, source: &str, at: &str) -> Issue {
-    let (line, col) = crate::template::line_col(source, e.offset());
-    // The caps get their own codes: the template may be fine Liquid, only too big.
-    let code = match e.kind() {
-        ParseErrorKind::TooDeep => IssueCode::TemplateTooDeep,
-        ParseErrorKind::TooLong => IssueCode::TemplateTooLong,
-        _ => IssueCode::TemplateParse,
-    };
-    Issue::error(
-        code,
-        at,
-        format!(
-            "template isn't valid Liquid: {}",
-            e.message_with_position(source)
-        ),
-    )
-    .with_param("templateLine", line)
-    .with_param("templateColumn", col)
-}
-
 /// Turns a check issue into an index issue whose message says where in the template it is.
 fn located(issue: &crate::template::CheckIssue, at: &str, prefix: &str) -> Issue {
     let base = issue.to_issue(at);
@@ -234,7 +212,6 @@ fn located(issue: &crate::template::CheckIssue, at: &str, prefix: &str) -> Issue
 pub(crate) struct TemplateContext<'a> {
     /// Agents that run as flow agent steps get `input`; elsewhere reading it is a warning.
     flow_agents: HashSet<&'a str>,
-    blocks: &'a [Value],
 }
 
 impl<'a> TemplateContext<'a> {
@@ -243,16 +220,20 @@ impl<'a> TemplateContext<'a> {
         for flow in raw_list(document, "flows") {
             collect_agent_refs(flow.get("nodes"), &mut flow_agents);
         }
-        TemplateContext {
-            flow_agents,
-            blocks: raw_list(document, "blocks"),
-        }
+        TemplateContext { flow_agents }
     }
 }
 
 /// The template of the prompt block `/blocks/<k>`: it parses, and reads only its own
 /// parameters and the auto-variables (settings depend on the agent and are checked there).
-pub(crate) fn check_block_template(k: usize, block: &Value, out: &mut Vec<Issue>) {
+/// `compiled`: the template as the pack compile parsed it, for a block the compile saw (it
+/// reported a parse failure itself); `None` for a block whose shape failed, parsed here.
+pub(crate) fn check_block_template(
+    k: usize,
+    block: &Value,
+    compiled: Option<Option<&Arc<CompiledTemplate>>>,
+    out: &mut Vec<Issue>,
+) {
     if block.get("kind").and_then(Value::as_str) != Some("prompt") {
         return;
     }
@@ -263,8 +244,17 @@ pub(crate) fn check_block_template(k: usize, block: &Value, out: &mut Vec<Issue>
         return; // the block rules report it
     }
     let at = format!("/blocks/{k}/content/template");
-    let Some(t) = parse(source, &at, out) else {
-        return;
+    let parsed;
+    let t = match compiled {
+        Some(Some(t)) => &**t,
+        Some(None) => return,
+        None => match parse(source, &at, out) {
+            Some(t) => {
+                parsed = t;
+                &parsed
+            }
+            None => return,
+        },
     };
     let (names, _) = parameters(block.pointer("/content/parameters"));
     let allowed = AllowedVariables::new()
@@ -283,10 +273,15 @@ pub(crate) fn check_block_template(k: usize, block: &Value, out: &mut Vec<Issue>
 /// The instructions of the agent `/agents/<i>`: inline, they parse and read only declared
 /// parameters, the auto-variables and the settings blocks the agent references; from a prompt
 /// block, the block's settings and `input` reads are checked against this agent.
+///
+/// `compiled`: what the pack compile made of the instructions, for an agent the compile saw
+/// (it reported their problems itself); `None` for an agent whose shape failed, whose
+/// instructions are parsed and resolved here.
 pub(crate) fn check_agent_template(
     i: usize,
     agent: &Value,
-    refs: &PackRefs<'_>,
+    compiled: Option<Option<&CompiledInstructions>>,
+    resolver: &Resolver<'_>,
     ctx: &TemplateContext<'_>,
     out: &mut Vec<Issue>,
 ) {
@@ -307,8 +302,17 @@ pub(crate) fn check_agent_template(
     let at = format!("/agents/{i}/instructions");
     match obj.get("instructions") {
         Some(Value::String(source)) if !source.trim().is_empty() => {
-            let Some(t) = parse(source, &at, out) else {
-                return;
+            let parsed;
+            let t = match compiled {
+                Some(Some(CompiledInstructions::Inline(t))) => &**t,
+                Some(_) => return,
+                None => match parse(source, &at, out) {
+                    Some(t) => {
+                        parsed = t;
+                        &parsed
+                    }
+                    None => return,
+                },
             };
             let (names, required, bare_optional) = parameter_kinds(obj.get("parameters"));
             let allowed = AllowedVariables::new()
@@ -342,30 +346,25 @@ pub(crate) fn check_agent_template(
             }
         }
         Some(Value::Object(prompt_ref)) => {
-            let (Some(block_id), Some(range)) = (
-                prompt_ref.get("prompt").and_then(Value::as_str),
-                prompt_ref.get("version").and_then(Value::as_str),
-            ) else {
+            let Some(block_id) = prompt_ref.get("prompt").and_then(Value::as_str) else {
                 return;
             };
-            let Some(k) = refs.pick_block(block_id, range) else {
-                return;
-            }; // refs reported it
-            let Some(block) = ctx.blocks.get(k) else {
+            let Some(block) = prompt_block(prompt_ref, compiled, resolver) else {
+                return; // the compile (or the reference check) reported it
+            };
+            let BlockContent::Prompt {
+                template: t,
+                params,
+            } = &block.content
+            else {
                 return;
             };
-            let Some(source) = block.pointer("/content/template").and_then(Value::as_str) else {
-                return;
-            };
-            let Ok(t) = CompiledTemplate::parse(source) else {
-                return;
-            }; // reported at the block
-            let (names, _) = parameters(block.pointer("/content/parameters"));
+            let names: Vec<&str> = params.iter().map(|p| p.name()).collect();
             let allowed = AllowedVariables::new()
                 .with_params(names)
                 .with_settings(settings)
                 .with_input(input);
-            let version = block.get("version").and_then(Value::as_str).unwrap_or("");
+            let version = block.version_text.as_str();
             let prefix = format!("prompt block \"{block_id}\" {version}: ");
             push_capped(
                 t.check(&allowed).iter().filter(|i| {
@@ -380,6 +379,24 @@ pub(crate) fn check_agent_template(
             );
         }
         _ => {}
+    }
+}
+
+/// The prompt block an agent's instructions `{prompt, version}` pin: the compile's pick, or,
+/// for an agent whose shape failed, the compile's resolver's.
+fn prompt_block(
+    prompt_ref: &serde_json::Map<String, Value>,
+    compiled: Option<Option<&CompiledInstructions>>,
+    resolver: &Resolver<'_>,
+) -> Option<Arc<CompiledBlock>> {
+    match compiled {
+        Some(Some(CompiledInstructions::Block(b))) => Some(Arc::clone(b)),
+        Some(_) => None,
+        None => {
+            let id = prompt_ref.get("prompt").and_then(Value::as_str)?;
+            let range = Range::parse(prompt_ref.get("version").and_then(Value::as_str)?).ok()?;
+            resolver.pick_block(id, &range).0?.1
+        }
     }
 }
 

@@ -30,7 +30,7 @@ for (const file of packs) {
 
 test('the broken pack reports every issue in the wire form', async () => {
   const got = await validateIndex(fs.readFileSync(path.join(repo, 'fixtures/packs/broken/index.json')));
-  assert.equal(got.errors, 31);
+  assert.equal(got.errors, 32);
   assert.equal(got.warnings, 2);
   for (const issue of got.issues) {
     assert.ok(['error', 'warning'].includes(issue.severity));

@@ -1,0 +1,36 @@
+//! One compiled pack: the single step that turns a loaded [`PackIndex`] into what run start
+//! holds, and the issues that step finds.
+//!
+//! Deploy validation ([`crate::validate::validate_index`]) and run registration
+//! ([`crate::run::RunStart::register_pack`]) both call [`CompiledPack::compile`], so a pack that
+//! registration refuses is refused with issues that validation reports too — same code, same
+//! instance path, same message — and the two cannot drift. What compiling does:
+//!
+//! - **tools**: each version parsed (a tool without one takes the pack's version);
+//! - **data blocks**: each version checked (`major.minor.patch`), each prompt template parsed;
+//! - **agents**: the version checked; every tool reference's npm range parsed and pinned to
+//!   the highest version in range among the pack's tools and those already deployed (npm's
+//!   prerelease rule); the instructions parsed (inline) or the prompt block pinned; settings
+//!   and model-settings block references pinned, their kinds and model settings checked; the
+//!   capability declarations checked and typed.
+//!
+//! Entries whose shape failed at load ([`crate::index::RejectedEntry`]) count as present for
+//! resolution, so a reference to one is not reported a second time as missing; registration
+//! refuses such a pack with the shape issues themselves.
+
+mod compile;
+mod model;
+mod resolve;
+mod rules;
+mod versions;
+
+pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackAgent, PackBlock};
+pub(crate) use model::{
+    BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
+    ToolRecord, ToolRefC,
+};
+pub(crate) use resolve::{Deployed, NothingDeployed, Resolver};
+pub(crate) use rules::{
+    BlockRole, RANGE_MESSAGE, block_pin_message, model_settings_problems, template_issue,
+};
+pub(crate) use versions::VersionIndex;
