@@ -11,7 +11,8 @@
 //! [`Catalog::resolve`] then allocates nothing unless it fails.
 
 use crate::diagnostics::IssueCode;
-use crate::range::{Range, RangeError, compare_versions, pack_release};
+use crate::range::{Range, RangeError, pack_release};
+use crate::version_index::VersionIndex;
 use semver::Version;
 use std::collections::HashMap;
 use std::fmt;
@@ -346,46 +347,61 @@ pub fn deploy_pin_message<V: fmt::Display>(
     )
 }
 
+/// A catalog entry's state beside its version.
 #[derive(Debug, Clone)]
-struct Entry<T> {
-    version: Version,
+struct Slot<T> {
     retired: bool,
     value: T,
 }
 
-/// One tool id's versions, highest first, with two indexes rebuilt on every change (versions
-/// are inserted once and resolved many times):
+/// One tool id's versions ([`VersionIndex`], highest first), with two indexes rebuilt on every
+/// change (versions are inserted once and resolved many times):
 ///
 /// - `releases`: the active releases whose numbers pack ([`pack_release`]), as `(key, entry
-///   index)` in the same descending order, so a range's key intervals
+///   position)` in the same descending order, so a range's key intervals
 ///   ([`Range::release_intervals`]) are found by binary search;
-/// - `others`: the entry indexes of the remaining active versions (prereleases, huge numbers),
+/// - `others`: the positions of the remaining active versions (prereleases, huge numbers),
 ///   checked one by one with [`Range::satisfies`].
 #[derive(Debug, Clone)]
 struct Versions<T> {
-    entries: Vec<Entry<T>>,
+    entries: VersionIndex<Slot<T>>,
     releases: Vec<(u64, u32)>,
     others: Vec<u32>,
+}
+
+impl<T> Default for Versions<T> {
+    fn default() -> Self {
+        Versions {
+            entries: VersionIndex::default(),
+            releases: Vec::new(),
+            others: Vec::new(),
+        }
+    }
 }
 
 impl<T> Versions<T> {
     fn reindex(&mut self) {
         self.releases.clear();
         self.others.clear();
-        for (i, e) in self.entries.iter().enumerate() {
-            if e.retired {
+        for (i, (version, slot)) in self.entries.iter().enumerate() {
+            if slot.retired {
                 continue;
             }
             // More than 4 billion versions of one tool cannot be inserted in practice; saturate.
             let index = u32::try_from(i).unwrap_or(u32::MAX);
-            match pack_release(&e.version) {
+            match pack_release(version) {
                 Some(key) => self.releases.push((key, index)),
                 None => self.others.push(index),
             }
         }
     }
 
-    /// Index of the highest active entry satisfying `range`.
+    /// The active entries, highest first.
+    fn active(&self) -> impl Iterator<Item = (&Version, &Slot<T>)> {
+        self.entries.iter().filter(|(_, slot)| !slot.retired)
+    }
+
+    /// Position of the highest active entry satisfying `range`.
     ///
     /// O(a·log n) for a range of a alternatives over n releases, plus one check per prerelease.
     fn best(&self, range: &Range) -> Option<usize> {
@@ -393,7 +409,7 @@ impl<T> Versions<T> {
             return self
                 .entries
                 .iter()
-                .position(|e| !e.retired && range.satisfies(&e.version));
+                .position(|(v, slot)| !slot.retired && range.satisfies(v));
         };
         // `releases` is descending: skip the keys above `hi`; the next one is the largest
         // candidate of this interval. Entries are sorted the same way, so the smallest index
@@ -414,8 +430,8 @@ impl<T> Versions<T> {
             }
             if self
                 .entries
-                .get(index)
-                .is_some_and(|e| range.satisfies(&e.version))
+                .at(index)
+                .is_some_and(|(v, _)| range.satisfies(v))
             {
                 best = Some(index);
                 break;
@@ -423,12 +439,6 @@ impl<T> Versions<T> {
         }
         best
     }
-}
-
-/// The order entries are kept in: highest precedence first; among equal precedence (build
-/// metadata only differs), `semver`'s order on build metadata, so the order is deterministic.
-fn descending(a: &Version, b: &Version) -> std::cmp::Ordering {
-    compare_versions(b, a).then_with(|| b.build.cmp(&a.build))
 }
 
 /// Tools per tenant and id, each id's versions sorted once at insert.
@@ -493,31 +503,22 @@ impl<T> Catalog<T> {
         value: T,
     ) -> Result<(), DuplicateToolVersion> {
         let tools = self.tenants.entry(tenant.to_owned()).or_default();
-        let versions = tools.entry(id.to_owned()).or_insert_with(|| Versions {
-            entries: Vec::new(),
-            releases: Vec::new(),
-            others: Vec::new(),
-        });
-        match versions
-            .entries
-            .binary_search_by(|e| descending(&e.version, &version))
-        {
-            Ok(_) => Err(DuplicateToolVersion {
-                id: id.to_owned(),
-                version,
-            }),
-            Err(at) => {
-                versions.entries.insert(
-                    at,
-                    Entry {
-                        version,
-                        retired: false,
-                        value,
-                    },
-                );
+        let versions = tools.entry(id.to_owned()).or_default();
+        match versions.entries.insert_new(
+            version,
+            Slot {
+                retired: false,
+                value,
+            },
+        ) {
+            Ok(()) => {
                 versions.reindex();
                 Ok(())
             }
+            Err((version, _)) => Err(DuplicateToolVersion {
+                id: id.to_owned(),
+                version,
+            }),
         }
     }
 
@@ -527,17 +528,17 @@ impl<T> Catalog<T> {
         let Some(versions) = self.tenants.get_mut(tenant).and_then(|t| t.get_mut(id)) else {
             return false;
         };
-        match versions
+        let Some(slot) = versions
             .entries
-            .binary_search_by(|e| descending(&e.version, version))
-        {
-            Ok(at) => {
-                versions.entries[at].retired = true;
-                versions.reindex();
-                true
-            }
-            Err(_) => false,
-        }
+            .position(version)
+            .ok()
+            .and_then(|at| versions.entries.value_at_mut(at))
+        else {
+            return false;
+        };
+        slot.retired = true;
+        versions.reindex();
+        true
     }
 
     /// The id as stored (so results borrow the catalog, not the caller's string) and its
@@ -550,12 +551,16 @@ impl<T> Catalog<T> {
             .map(|(k, v)| (k.as_str(), v))
     }
 
-    fn resolved<'a>(&'a self, id: &'a str, e: &'a Entry<T>) -> Resolved<'a, T> {
+    fn resolved<'a>(
+        &'a self,
+        id: &'a str,
+        (version, slot): (&'a Version, &'a Slot<T>),
+    ) -> Resolved<'a, T> {
         Resolved {
             id,
-            version: &e.version,
-            value: &e.value,
-            retired: e.retired,
+            version,
+            value: &slot.value,
+            retired: slot.retired,
         }
     }
 
@@ -593,17 +598,12 @@ impl<T> Catalog<T> {
         // The highest satisfying version is npm's maxSatisfying.
         let hit = versions
             .best(parsed)
-            .and_then(|index| versions.entries.get(index));
+            .and_then(|index| versions.entries.at(index));
         hit.map(|e| self.resolved(id, e))
             .ok_or_else(|| ResolveError::ToolVersionUnresolvable {
                 id: id.to_owned(),
                 range: range.text().to_owned(),
-                available_versions: versions
-                    .entries
-                    .iter()
-                    .filter(|e| !e.retired)
-                    .map(|e| e.version.clone())
-                    .collect(),
+                available_versions: versions.active().map(|(v, _)| v.clone()).collect(),
             })
     }
 
@@ -625,7 +625,7 @@ impl<T> Catalog<T> {
         };
         match versions
             .best(range)
-            .and_then(|index| versions.entries.get(index))
+            .and_then(|index| versions.entries.at(index))
         {
             Some(e) => Ok(self.resolved(id, e)),
             None => Err(ResolveError::ToolVersionUnresolvable {
@@ -654,9 +654,9 @@ impl<T> Catalog<T> {
         };
         versions
             .entries
-            .binary_search_by(|e| descending(&e.version, version))
+            .position(version)
             .ok()
-            .and_then(|at| versions.entries.get(at))
+            .and_then(|at| versions.entries.at(at))
             .map(|e| self.resolved(id, e))
             .ok_or_else(|| ResolveError::ToolVersionNotFound {
                 id: id.to_owned(),
@@ -669,11 +669,7 @@ impl<T> Catalog<T> {
     /// none.
     pub fn latest(&self, tenant: &str, id: &str) -> Option<Resolved<'_, T>> {
         let (id, versions) = self.versions_of(tenant, id)?;
-        versions
-            .entries
-            .iter()
-            .find(|e| !e.retired)
-            .map(|e| self.resolved(id, e))
+        versions.active().next().map(|e| self.resolved(id, e))
     }
 
     /// The active versions of `id`, highest first (empty for an unknown id).
@@ -682,9 +678,8 @@ impl<T> Catalog<T> {
             .get(tenant)
             .and_then(|t| t.get(id))
             .into_iter()
-            .flat_map(|v| v.entries.iter())
-            .filter(|e| !e.retired)
-            .map(|e| &e.version)
+            .flat_map(|v| v.active())
+            .map(|(version, _)| version)
     }
 
     /// Pins a tool reference at publish time (spec §1.5): the resolved version, or the

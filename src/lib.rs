@@ -17,8 +17,16 @@
 //!       compiled parts: range · template · schema · flow · catalog · route snapshots
 //!             │
 //!             ▼
+//!       one compiled pack: tools, blocks and agents pinned (validation and registration alike)
+//!             │
+//!             ▼
 //!       answers: validate reports · route decisions · run plans · protocol checks
 //! ```
+//!
+//! Deploy validation ([`validate::validate_index`]) and run registration
+//! ([`run::RunStart::register_pack`]) compile a pack through one internal step, so every
+//! problem registration refuses a pack for is reported by validation with the same code,
+//! instance path and message.
 //!
 //! Everything is compiled once and answered many times: a [`range::Range`], a
 //! [`template::CompiledTemplate`], a [`schema::CompiledSchema`] and a
@@ -151,6 +159,7 @@ pub mod run;
 pub mod schema;
 pub mod template;
 pub mod validate;
+mod version_index;
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

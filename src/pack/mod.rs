@@ -22,8 +22,8 @@ mod compile;
 mod model;
 mod resolve;
 mod rules;
-mod versions;
 
+pub(crate) use crate::version_index::VersionIndex;
 pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackAgent, PackBlock};
 pub(crate) use model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
@@ -33,4 +33,3 @@ pub(crate) use resolve::{Deployed, NothingDeployed, Resolver};
 pub(crate) use rules::{
     BlockRole, RANGE_MESSAGE, block_pin_message, model_settings_problems, template_issue,
 };
-pub(crate) use versions::VersionIndex;

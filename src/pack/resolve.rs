@@ -3,10 +3,10 @@
 
 use super::model::{BlockContent, CompiledBlock};
 use super::rules::{BlockRole, block_pin_message, model_settings_problems, pin_tool_ref};
-use super::versions::{VersionIndex, descending};
 use crate::diagnostics::{Issue, IssueCode};
 use crate::index::PackIndex;
 use crate::range::{Range, RangeError, parse_version};
+use crate::version_index::{VersionIndex, descending};
 use semver::Version;
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,4 +1,6 @@
-//! [`VersionIndex`]: the versions of one id, highest first, each with its value.
+//! [`VersionIndex`]: the versions of one id, highest first, each with its value — the one
+//! version index of the crate (the catalog's tools, a compiled pack's blocks, a tenant's
+//! agents and blocks).
 
 use crate::range::{Range, compare_versions};
 use semver::Version;
@@ -94,6 +96,35 @@ impl<T> VersionIndex<T> {
     /// The highest version, with its value.
     pub(crate) fn first(&self) -> Option<(&Version, &T)> {
         self.iter().next()
+    }
+
+    /// Where `version` is (`Ok`, its position, highest first; build metadata must match
+    /// too) or would be inserted (`Err`).
+    pub(crate) fn position(&self, version: &Version) -> Result<usize, usize> {
+        self.entries
+            .binary_search_by(|(v, _)| descending(v, version))
+    }
+
+    /// The entry at `position` (see [`VersionIndex::position`]).
+    pub(crate) fn at(&self, position: usize) -> Option<(&Version, &T)> {
+        self.entries.get(position).map(|(v, t)| (v, t))
+    }
+
+    /// The value at `position`, to change it.
+    pub(crate) fn value_at_mut(&mut self, position: usize) -> Option<&mut T> {
+        self.entries.get_mut(position).map(|(_, t)| t)
+    }
+
+    /// Adds `value` at `version` when that version (build metadata included) is not present;
+    /// gives both back when it is.
+    pub(crate) fn insert_new(&mut self, version: Version, value: T) -> Result<(), (Version, T)> {
+        match self.position(&version) {
+            Ok(_) => Err((version, value)),
+            Err(at) => {
+                self.entries.insert(at, (version, value));
+                Ok(())
+            }
+        }
     }
 }
 
