@@ -178,8 +178,14 @@ fn compiled_schema_is_the_entry_point_for_ajv_errors() {
     )
     .expect_err("refused without union types");
     assert_eq!(
-        refused[0],
+        refused.to_string(),
         "strict mode: use allowUnionTypes to allow union type keyword at \"#\" (strictTypes)"
+    );
+    assert_eq!(
+        refused.kind(),
+        &runstart::schema::SchemaErrorKind::Strict {
+            keyword: "type".to_owned()
+        }
     );
 }
 

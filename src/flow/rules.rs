@@ -951,9 +951,8 @@ pub(crate) fn first_index<'a>(view: &FlowView<'a>, scope: usize) -> HashMap<&'a 
 fn compile_output_schema(schema: &Value, at: &str) -> Vec<Issue> {
     match crate::schema::SchemaCache::global().get(schema).as_ref() {
         Ok(_) => Vec::new(),
-        Err(why) => why
-            .iter()
-            .map(|w| Issue::error(IssueCode::SchemaCompile, at, w.clone()))
+        Err(why) => std::iter::once(why)
+            .map(|w| Issue::error(IssueCode::SchemaCompile, at, w.to_string()))
             .collect(),
     }
 }

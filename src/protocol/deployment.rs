@@ -359,8 +359,7 @@ fn env_needs(tool: &Tool, index: usize, issues: &mut Vec<Issue>) -> Vec<EnvNeed>
                 at,
                 format!(
                     "Tool \"{}\": the schema for needsSpec.env.{name} doesn't compile: {}",
-                    tool.id,
-                    why.join("; ")
+                    tool.id, why
                 ),
             )),
         }

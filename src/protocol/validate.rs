@@ -32,7 +32,7 @@ impl SideSchema {
     /// answered on every call, as upstream answers it.
     pub fn compile(schema: &Value, side: Side) -> SideSchema {
         let compiled = CompiledSchema::compile(schema)
-            .map_err(|why| why.join("; "))
+            .map_err(|why| why.to_string())
             .and_then(|c| match side {
                 Side::Input => DefaultPlan::build(schema).map(|plan| (c, plan)),
                 Side::Output => Ok((c, DefaultPlan::default())),

@@ -12,6 +12,7 @@
 //! Ajv tracks them (a set shared by the subschemas compiled for the same data, restarted whenever
 //! a subschema for other data is compiled).
 
+use super::error::{SchemaError, SchemaErrorKind};
 use super::format::{FormatType, format_type};
 use super::pattern::Pattern;
 use super::text::{escape_fragment, escape_pointer, js_json, unescape_fragment};
@@ -557,11 +558,7 @@ pub(crate) struct Compiler<'s> {
     track_evaluated: bool,
 }
 
-type R<T> = Result<T, String>;
-
-fn strict_msg(msg: impl std::fmt::Display) -> String {
-    format!("strict mode: {msg}")
-}
+type R<T> = Result<T, SchemaError>;
 
 impl<'s> Compiler<'s> {
     pub(crate) fn new(opts: Options) -> Compiler<'s> {
@@ -588,10 +585,14 @@ impl<'s> Compiler<'s> {
         meta_check: impl FnOnce(&Value) -> R<()>,
     ) -> R<Program> {
         if !schema.is_object() && !schema.is_boolean() {
-            return Err("schema must be object or boolean".to_owned());
+            return Err(SchemaError::invalid(
+                "schema must be object or boolean".to_owned(),
+            ));
         }
         if json_depth(schema) > MAX_DEPTH {
-            return Err(format!("schema nesting deeper than {MAX_DEPTH} levels"));
+            return Err(SchemaError::too_deep(format!(
+                "schema nesting deeper than {MAX_DEPTH} levels"
+            )));
         }
         let env = self.add_root(schema, meta)?;
         meta_check(schema)?;
@@ -627,7 +628,9 @@ impl<'s> Compiler<'s> {
                         .iter()
                         .any(|d| d.get("$id").and_then(Value::as_str) == Some(base.as_str())));
             if taken {
-                return Err(format!("schema with key or id \"{base}\" already exists"));
+                return Err(SchemaError::invalid(format!(
+                    "schema with key or id \"{base}\" already exists"
+                )));
             }
             self.refs.insert(base, Alias::Env(env));
         }
@@ -669,7 +672,9 @@ impl<'s> Compiler<'s> {
         while let Some((sch, ptr, parent_base, depth)) = stack.pop() {
             let Value::Object(m) = sch else { continue };
             if depth > MAX_DEPTH * 4 {
-                return Err(format!("schema nesting deeper than {MAX_DEPTH} levels"));
+                return Err(SchemaError::too_deep(format!(
+                    "schema nesting deeper than {MAX_DEPTH} levels"
+                )));
             }
             let full = format!("{prefix}{ptr}");
             let mut inner = parent_base;
@@ -680,9 +685,9 @@ impl<'s> Compiler<'s> {
                     uri::resolve(inner, r)
                 });
                 if !seen.insert(r.clone()) {
-                    return Err(format!(
+                    return Err(SchemaError::invalid(format!(
                         "reference \"{r}\" resolves to more than one schema"
-                    ));
+                    )));
                 }
                 let existing = match this.refs.get(&r) {
                     Some(Alias::Path(p)) => match this.refs.get(p) {
@@ -694,18 +699,18 @@ impl<'s> Compiler<'s> {
                 };
                 if let Some(e) = existing {
                     if this.envs[e].schema != sch {
-                        return Err(format!(
+                        return Err(SchemaError::invalid(format!(
                             "reference \"{r}\" resolves to more than one schema"
-                        ));
+                        )));
                     }
                 } else if r != uri::normalize_id(&full) {
                     if r.starts_with('#') {
                         if let Some(prev) = local.get(&r)
                             && *prev != sch
                         {
-                            return Err(format!(
+                            return Err(SchemaError::invalid(format!(
                                 "reference \"{r}\" resolves to more than one schema"
-                            ));
+                            )));
                         }
                         local.insert(r.clone(), sch);
                     } else {
@@ -726,7 +731,7 @@ impl<'s> Compiler<'s> {
                         && a.chars()
                             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
                     if !ok {
-                        return Err(format!("invalid anchor \"{a}\""));
+                        return Err(SchemaError::invalid(format!("invalid anchor \"{a}\"")));
                     }
                     add(self, &format!("#{a}"), &inner)?;
                 }
@@ -766,7 +771,9 @@ impl<'s> Compiler<'s> {
             return Ok(f);
         }
         if depth > MAX_DEPTH {
-            return Err(format!("schema nesting deeper than {MAX_DEPTH} levels"));
+            return Err(SchemaError::too_deep(format!(
+                "schema nesting deeper than {MAX_DEPTH} levels"
+            )));
         }
         let f = self.funcs.len();
         self.funcs.push(usize::MAX);
@@ -803,8 +810,9 @@ impl<'s> Compiler<'s> {
 
     fn push(&mut self, node: Node) -> R<NodeId> {
         if self.nodes.len() >= MAX_NODES {
-            return Err(format!(
-                "schema too large: compiling it takes more than {MAX_NODES} subschemas"
+            return Err(SchemaError::new(
+                SchemaErrorKind::TooLarge,
+                format!("schema too large: compiling it takes more than {MAX_NODES} subschemas"),
             ));
         }
         self.nodes.push(node);
@@ -817,7 +825,10 @@ impl<'s> Compiler<'s> {
         }
         for key in m.keys() {
             if !is_rule(key) && !ANNOTATIONS.contains(&key.as_str()) {
-                return Err(strict_msg(format!("unknown keyword: \"{key}\"")));
+                return Err(SchemaError::strict(
+                    key,
+                    format!("unknown keyword: \"{key}\""),
+                ));
             }
         }
         Ok(())
@@ -838,10 +849,10 @@ impl<'s> Compiler<'s> {
 
     fn node(&mut self, cx: &mut Cx, schema: &'s Value, top: bool) -> R<NodeId> {
         if cx.depth > MAX_DEPTH {
-            return Err(format!(
+            return Err(SchemaError::too_deep(format!(
                 "schema nesting deeper than {MAX_DEPTH} levels at \"{}\"",
                 cx.err
-            ));
+            )));
         }
         match schema {
             Value::Bool(true) => self.push(Node::True),
@@ -859,7 +870,9 @@ impl<'s> Compiler<'s> {
                 let steps = self.type_and_keywords(cx, m, schema)?;
                 self.push(Node::Obj(steps))
             }
-            _ => Err("schema must be object or boolean".to_owned()),
+            _ => Err(SchemaError::invalid(
+                "schema must be object or boolean".to_owned(),
+            )),
         }
     }
 
@@ -879,16 +892,24 @@ impl<'s> Compiler<'s> {
                     types.push(parsed);
                 }
             }
-            Some(other) => return Err(format!("type must be JSONType or JSONType[]: {other}")),
+            Some(other) => {
+                return Err(SchemaError::invalid(format!(
+                    "type must be JSONType or JSONType[]: {other}"
+                )));
+            }
         }
         let nullable = m.get("nullable");
         if types.contains(&JType::Null) {
             if nullable == Some(&Value::Bool(false)) {
-                return Err("type: null contradicts nullable: false".to_owned());
+                return Err(SchemaError::invalid(
+                    "type: null contradicts nullable: false".to_owned(),
+                ));
             }
         } else {
             if types.is_empty() && nullable.is_some() {
-                return Err("\"nullable\" cannot be used without \"type\"".to_owned());
+                return Err(SchemaError::invalid(
+                    "\"nullable\" cannot be used without \"type\"".to_owned(),
+                ));
             }
             if nullable == Some(&Value::Bool(true)) {
                 types.push(JType::Null);
@@ -992,12 +1013,15 @@ impl<'s> Compiler<'s> {
                 for &t in types {
                     if !includes(&cx.data_types, t) {
                         let ctx: Vec<&str> = cx.data_types.iter().map(|t| t.name()).collect();
-                        return Err(strict_msg(format!(
-                            "type \"{}\" not allowed by context \"{}\" at \"{}\" (strictTypes)",
-                            t.name(),
-                            ctx.join(","),
-                            at()
-                        )));
+                        return Err(SchemaError::strict(
+                            "type",
+                            format!(
+                                "type \"{}\" not allowed by context \"{}\" at \"{}\" (strictTypes)",
+                                t.name(),
+                                ctx.join(","),
+                                at()
+                            ),
+                        ));
                     }
                 }
                 let mut narrowed = Vec::new();
@@ -1015,10 +1039,13 @@ impl<'s> Compiler<'s> {
             && types.len() > 1
             && !(types.len() == 2 && types.contains(&JType::Null))
         {
-            return Err(strict_msg(format!(
-                "use allowUnionTypes to allow union type keyword at \"{}\" (strictTypes)",
-                at()
-            )));
+            return Err(SchemaError::strict(
+                "type",
+                format!(
+                    "use allowUnionTypes to allow union type keyword at \"{}\" (strictTypes)",
+                    at()
+                ),
+            ));
         }
         for kw in RULES_ALL {
             if !m.contains_key(*kw) {
@@ -1031,11 +1058,14 @@ impl<'s> Compiler<'s> {
             };
             if !kts.is_empty() && !kts.iter().any(|&t| applicable(t)) {
                 let names: Vec<&str> = kts.iter().map(|t| t.name()).collect();
-                return Err(strict_msg(format!(
-                    "missing type \"{}\" for keyword \"{kw}\" at \"{}\" (strictTypes)",
-                    names.join(","),
-                    at()
-                )));
+                return Err(SchemaError::strict(
+                    kw,
+                    format!(
+                        "missing type \"{}\" for keyword \"{kw}\" at \"{}\" (strictTypes)",
+                        names.join(","),
+                        at()
+                    ),
+                ));
             }
         }
         Ok(())
@@ -1060,10 +1090,10 @@ impl<'s> Compiler<'s> {
             return Ok(Step::Call(f));
         }
         match self.resolve_ref(root, &cx.base_id.clone(), r, cx.depth)? {
-            None => Err(format!(
+            None => Err(SchemaError::invalid(format!(
                 "can't resolve reference {r} from id {}",
                 cx.base_id
-            )),
+            ))),
             Some(Target::Env(e)) => {
                 let f = self.compile_env(e, cx.depth + 1)?;
                 Ok(Step::Call(f))
@@ -1135,13 +1165,17 @@ impl<'s> Compiler<'s> {
                 None => return self.resolve_schema(root, &r),
             }
         }
-        Err("Maximum call stack size exceeded".to_owned())
+        Err(SchemaError::too_deep(
+            "Maximum call stack size exceeded".to_owned(),
+        ))
     }
 
     fn resolve_schema(&mut self, root: EnvId, r: &str) -> R<Option<EnvId>> {
         self.resolve_depth += 1;
         let out = if self.resolve_depth > MAX_RESOLVE_DEPTH {
-            Err("Maximum call stack size exceeded".to_owned())
+            Err(SchemaError::too_deep(
+                "Maximum call stack size exceeded".to_owned(),
+            ))
         } else {
             self.resolve_schema_inner(root, r)
         };
@@ -1278,9 +1312,10 @@ impl<'s> Compiler<'s> {
         self.node(&mut child, schema, false)
     }
 
-    fn strict(&self, msg: String) -> R<()> {
+    /// A strict-mode violation about `keyword` when strict mode is on; nothing otherwise.
+    fn strict(&self, keyword: &str, msg: String) -> R<()> {
         if self.opts.strict {
-            Err(strict_msg(msg))
+            Err(SchemaError::strict(keyword, msg))
         } else {
             Ok(())
         }
@@ -1383,7 +1418,9 @@ impl<'s> Compiler<'s> {
                     return Ok(());
                 };
                 let Some(anchor) = r.strip_prefix('#') else {
-                    return Err(format!("\"{kw}\" only supports hash fragment reference"));
+                    return Err(SchemaError::invalid(format!(
+                        "\"{kw}\" only supports hash fragment reference"
+                    )));
                 };
                 let root = self.envs[cx.env].root;
                 let known = self.envs[root].dyn_anchors.contains(anchor);
@@ -1406,10 +1443,14 @@ impl<'s> Compiler<'s> {
             }),
             "enum" => {
                 let Value::Array(values) = value else {
-                    return Err("enum value must be [\"array\"]".to_owned());
+                    return Err(SchemaError::invalid(
+                        "enum value must be [\"array\"]".to_owned(),
+                    ));
                 };
                 if values.is_empty() {
-                    return Err("enum must have non-empty array".to_owned());
+                    return Err(SchemaError::invalid(
+                        "enum must have non-empty array".to_owned(),
+                    ));
                 }
                 out.push(Step::Enum {
                     values: values.clone(),
@@ -1439,7 +1480,9 @@ impl<'s> Compiler<'s> {
             }
             "anyOf" | "oneOf" | "allOf" => {
                 let Value::Array(list) = value else {
-                    return Err(format!("{kw} value must be [\"array\"]"));
+                    return Err(SchemaError::invalid(format!(
+                        "{kw} value must be [\"array\"]"
+                    )));
                 };
                 if kw == "anyOf" {
                     for s in list {
@@ -1474,7 +1517,10 @@ impl<'s> Compiler<'s> {
             }
             "if" => {
                 if !m.contains_key("then") && !m.contains_key("else") {
-                    self.strict("\"if\" without \"then\" and \"else\" is ignored".to_owned())?;
+                    self.strict(
+                        "if",
+                        "\"if\" without \"then\" and \"else\" is ignored".to_owned(),
+                    )?;
                 }
                 let has = |this: &Self, k: &str| -> R<bool> {
                     match m.get(k) {
@@ -1507,7 +1553,7 @@ impl<'s> Compiler<'s> {
             }
             "then" | "else" => {
                 if !m.contains_key("if") {
-                    self.strict(format!("\"{kw}\" without \"if\" is ignored"))?;
+                    self.strict(kw, format!("\"{kw}\" without \"if\" is ignored"))?;
                 }
             }
             _ => {}
@@ -1618,7 +1664,9 @@ impl<'s> Compiler<'s> {
         match kw {
             "pattern" => {
                 let Value::String(source) = value else {
-                    return Err("pattern value must be \"string\"".to_owned());
+                    return Err(SchemaError::invalid(
+                        "pattern value must be \"string\"".to_owned(),
+                    ));
                 };
                 let re = Pattern::compile(source)?;
                 out.push(Step::Pattern {
@@ -1633,10 +1681,10 @@ impl<'s> Compiler<'s> {
                 };
                 let Some(ty) = format_type(name) else {
                     if self.opts.strict {
-                        return Err(format!(
+                        return Err(SchemaError::invalid(format!(
                             "unknown format \"{name}\" ignored in schema at path \"{}\"",
                             cx.err
-                        ));
+                        )));
                     }
                     return Ok(());
                 };
@@ -1657,9 +1705,9 @@ impl<'s> Compiler<'s> {
             | "formatExclusiveMaximum"
             | "formatExclusiveMinimum" => {
                 if !m.contains_key("format") {
-                    return Err(format!(
+                    return Err(SchemaError::invalid(format!(
                         "parent schema must have dependencies of {kw}: format"
-                    ));
+                    )));
                 }
             }
             _ => {}
@@ -1690,7 +1738,9 @@ impl<'s> Compiler<'s> {
             }
             "prefixItems" => {
                 let Value::Array(list) = value else {
-                    return Err("prefixItems value must be [\"array\"]".to_owned());
+                    return Err(SchemaError::invalid(
+                        "prefixItems value must be [\"array\"]".to_owned(),
+                    ));
                 };
                 let l = list.len() as f64;
                 let min = m.get("minItems").and_then(Value::as_f64);
@@ -1698,7 +1748,9 @@ impl<'s> Compiler<'s> {
                 let full = min == Some(l)
                     && (max == Some(l) || m.get("items") == Some(&Value::Bool(false)));
                 if !full {
-                    self.strict(format!(
+                    self.strict(
+                        "prefixItems",
+                        format!(
                         "\"prefixItems\" is {}-tuple, but minItems or maxItems/items are not specified or different at path \"{}\"",
                         list.len(),
                         cx.err
@@ -1737,13 +1789,17 @@ impl<'s> Compiler<'s> {
                 let max = m.get("maxContains").and_then(Value::as_f64);
                 if max.is_none() && min == 0.0 {
                     self.strict(
+                        "minContains",
                         "\"minContains\" == 0 without \"maxContains\": \"contains\" keyword ignored".to_owned(),
                     )?;
                     return Ok(());
                 }
                 let always_fail = max.is_some_and(|max| min > max);
                 if always_fail {
-                    self.strict("\"minContains\" > \"maxContains\" is always invalid".to_owned())?;
+                    self.strict(
+                        "minContains",
+                        "\"minContains\" > \"maxContains\" is always invalid".to_owned(),
+                    )?;
                 }
                 let node = if always_fail || self.always_valid(value)? {
                     None
@@ -1761,7 +1817,7 @@ impl<'s> Compiler<'s> {
             }
             "maxContains" | "minContains" => {
                 if !m.contains_key("contains") {
-                    self.strict(format!("\"{kw}\" without \"contains\" is ignored"))?;
+                    self.strict(kw, format!("\"{kw}\" without \"contains\" is ignored"))?;
                 }
             }
             "unevaluatedItems" => self.unevaluated(cx, value, path, false, out)?,
@@ -1780,7 +1836,9 @@ impl<'s> Compiler<'s> {
         match kw {
             "required" => {
                 let Value::Array(list) = value else {
-                    return Err("required value must be [\"array\"]".to_owned());
+                    return Err(SchemaError::invalid(
+                        "required value must be [\"array\"]".to_owned(),
+                    ));
                 };
                 if list.is_empty() {
                     return Ok(());
@@ -1794,7 +1852,9 @@ impl<'s> Compiler<'s> {
                     let defined =
                         own.is_some_and(|p| p.contains_key(r)) || cx.defined.borrow().contains(r);
                     if !defined {
-                        self.strict(format!(
+                        self.strict(
+                            "required",
+                            format!(
                             "required property \"{r}\" is not defined at \"{}{}\" (strictRequired)",
                             self.envs[cx.env].base_id, cx.err
                         ))?;
@@ -1885,7 +1945,9 @@ impl<'s> Compiler<'s> {
         match kw {
             "dependentRequired" | "dependencies" | "dependentSchemas" => {
                 let Value::Object(deps) = value else {
-                    return Err(format!("{kw} value must be \"object\""));
+                    return Err(SchemaError::invalid(format!(
+                        "{kw} value must be \"object\""
+                    )));
                 };
                 let keyword: &'static str = match kw {
                     "dependentRequired" => "dependentRequired",
@@ -1942,7 +2004,9 @@ impl<'s> Compiler<'s> {
         match kw {
             "properties" => {
                 let Value::Object(props) = value else {
-                    return Err("properties value must be \"object\"".to_owned());
+                    return Err(SchemaError::invalid(
+                        "properties value must be \"object\"".to_owned(),
+                    ));
                 };
                 let names: Vec<&String> = props.keys().filter(|k| *k != "__proto__").collect();
                 for n in &names {
@@ -1972,7 +2036,9 @@ impl<'s> Compiler<'s> {
             }
             "patternProperties" => {
                 let Value::Object(pats) = value else {
-                    return Err("patternProperties value must be \"object\"".to_owned());
+                    return Err(SchemaError::invalid(
+                        "patternProperties value must be \"object\"".to_owned(),
+                    ));
                 };
                 let names: Vec<&String> = pats.keys().filter(|k| *k != "__proto__").collect();
                 let mut always = Vec::new();
@@ -1991,9 +2057,12 @@ impl<'s> Compiler<'s> {
                         let plain = Pattern::compile(n)?;
                         for prop in props.keys() {
                             if plain.is_match(prop) {
-                                return Err(strict_msg(format!(
-                                    "property {prop} matches pattern {n} (use allowMatchingProperties)"
-                                )));
+                                return Err(SchemaError::strict(
+                                    "patternProperties",
+                                    format!(
+                                        "property {prop} matches pattern {n} (use allowMatchingProperties)"
+                                    ),
+                                ));
                             }
                         }
                     }
@@ -2032,7 +2101,7 @@ struct Kw<'k, 's> {
 /// A numeric keyword's value.
 fn number_value(kw: &str, v: &Value) -> R<f64> {
     v.as_f64()
-        .ok_or_else(|| format!("{kw} value must be \"number\""))
+        .ok_or_else(|| SchemaError::invalid(format!("{kw} value must be \"number\"")))
 }
 
 /// Deepest nesting of arrays and objects in `v`, found without recursion.

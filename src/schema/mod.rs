@@ -13,6 +13,7 @@
 
 mod ajv;
 mod compile;
+mod error;
 mod eval;
 mod format;
 mod pattern;
@@ -21,6 +22,7 @@ mod uri;
 mod validator;
 
 pub use ajv::issue_from_error;
+pub use error::{SchemaError, SchemaErrorKind};
 pub use eval::{AjvError, MAX_EVAL_DEPTH};
 pub use pattern::BACKTRACK_LIMIT;
 pub(crate) use validator::build as build_validator;
@@ -92,12 +94,16 @@ fn errors_text(errors: &[AjvError]) -> String {
         .join(", ")
 }
 
-fn meta_check(schema: &Value) -> Result<(), String> {
-    let errors = meta_errors(schema)?;
+fn meta_check(schema: &Value) -> Result<(), SchemaError> {
+    let errors =
+        meta_errors(schema).map_err(|why| SchemaError::new(SchemaErrorKind::MetaSchema, why))?;
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(format!("schema is invalid: {}", errors_text(&errors)))
+        Err(SchemaError::new(
+            SchemaErrorKind::MetaSchema,
+            format!("schema is invalid: {}", errors_text(&errors)),
+        ))
     }
 }
 
@@ -225,7 +231,7 @@ impl CompiledSchema {
     ///
     /// # Errors
     ///
-    /// Why the schema does not compile, in Ajv's words: one message, the one Ajv throws
+    /// A [`SchemaError`]: its [`SchemaErrorKind`] and, as its message, the one Ajv throws
     /// (`strict mode: unknown keyword: "foo"`, `schema is invalid: data/type must be …`, …).
     ///
     /// # Examples
@@ -237,9 +243,9 @@ impl CompiledSchema {
     /// let ok = CompiledSchema::compile(&json!({"type": "object", "required": []})).unwrap();
     /// assert!(ok.is_valid(&json!({})));
     /// let err = CompiledSchema::compile(&json!({"thisIsNotAValidKeyword": true})).unwrap_err();
-    /// assert_eq!(err, vec!["strict mode: unknown keyword: \"thisIsNotAValidKeyword\"".to_owned()]);
+    /// assert_eq!(err.to_string(), "strict mode: unknown keyword: \"thisIsNotAValidKeyword\"");
     /// ```
-    pub fn compile(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
+    pub fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
         CompiledSchema::compile_with(schema, &CompileOptions::new())
     }
 
@@ -251,7 +257,7 @@ impl CompiledSchema {
     pub fn compile_with(
         schema: &Value,
         options: &CompileOptions,
-    ) -> Result<CompiledSchema, Vec<String>> {
+    ) -> Result<CompiledSchema, SchemaError> {
         let opts = compile::Options {
             strict: options.strict,
             allow_union_types: options.allow_union_types,
@@ -259,12 +265,11 @@ impl CompiledSchema {
         compile::Compiler::new(opts)
             .compile(schema, false, meta_check)
             .map(|program| CompiledSchema { program })
-            .map_err(|why| vec![why])
     }
 
     /// [`CompiledSchema::compile_lenient`] for a schema [`check_meta`] already passed (the
     /// meta-schema check is not run twice).
-    pub(crate) fn compile_lenient_checked(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
+    pub(crate) fn compile_lenient_checked(schema: &Value) -> Result<CompiledSchema, SchemaError> {
         let opts = compile::Options {
             strict: false,
             allow_union_types: true,
@@ -272,7 +277,6 @@ impl CompiledSchema {
         compile::Compiler::new(opts)
             .compile(schema, false, |_| Ok(()))
             .map(|program| CompiledSchema { program })
-            .map_err(|why| vec![why])
     }
 
     /// Compiles `schema` without the strict-mode rules (the draft 2020-12 semantics only), for
@@ -281,7 +285,7 @@ impl CompiledSchema {
     /// # Errors
     ///
     /// Why the schema does not compile (an unresolvable `$ref`, an invalid pattern, …).
-    pub fn compile_lenient(schema: &Value) -> Result<CompiledSchema, Vec<String>> {
+    pub fn compile_lenient(schema: &Value) -> Result<CompiledSchema, SchemaError> {
         CompiledSchema::compile_with(schema, &CompileOptions::new().with_strict(false))
     }
 
@@ -317,7 +321,7 @@ pub fn ajv_issue(e: AjvError, base: &str, code: IssueCode) -> Issue {
 }
 
 /// The shared outcome of compiling one schema: the compiled schema, or why it failed.
-pub type SharedCompile = Arc<Result<CompiledSchema, Vec<String>>>;
+pub type SharedCompile = Arc<Result<CompiledSchema, SchemaError>>;
 
 /// A compile-once cache of [`CompiledSchema`]s, shared by every validator (agent output
 /// schemas, settings block schemas, flow output schemas) and safe to use from many threads.
@@ -369,8 +373,7 @@ impl SchemaCache {
     pub fn compile_issues(&self, schema: &Value, pointer: &str) -> Vec<Issue> {
         match self.get(schema).as_ref() {
             Ok(_) => Vec::new(),
-            Err(why) => why
-                .iter()
+            Err(why) => std::iter::once(why)
                 .map(|w| {
                     Issue::error(
                         IssueCode::SchemaCompile,
@@ -457,8 +460,10 @@ mod deep_compile_tests {
         }
         assert!(s.is_valid(&data));
         let err = CompiledSchema::compile(&nested(200)).expect_err("too deep");
+        assert_eq!(err.kind(), &super::SchemaErrorKind::TooDeep);
         assert!(
-            err[0].starts_with("schema nesting deeper than 128 levels"),
+            err.message()
+                .starts_with("schema nesting deeper than 128 levels"),
             "{err:?}"
         );
     }
@@ -472,7 +477,32 @@ mod strict_mode_tests {
     fn verdict(schema: Value) -> Result<(), String> {
         CompiledSchema::compile(&schema)
             .map(|_| ())
-            .map_err(|mut why| why.remove(0))
+            .map_err(|why| why.to_string())
+    }
+
+    #[test]
+    fn errors_say_their_kind() {
+        use super::SchemaErrorKind as K;
+        let kind = |s: Value| {
+            CompiledSchema::compile(&s)
+                .expect_err("refused")
+                .kind()
+                .clone()
+        };
+        assert_eq!(
+            kind(json!({"type": "object", "required": ["a"]})),
+            K::Strict {
+                keyword: "required".to_owned()
+            }
+        );
+        assert_eq!(
+            kind(json!({"oops": 1})),
+            K::Strict {
+                keyword: "oops".to_owned()
+            }
+        );
+        assert_eq!(kind(json!({"type": 5})), K::MetaSchema);
+        assert_eq!(kind(json!({"$ref": "#/nope"})), K::Invalid);
     }
 
     #[test]

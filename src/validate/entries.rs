@@ -63,8 +63,7 @@ fn check_schema(schema: &serde_json::Value, pointer: &str) -> Vec<Issue> {
     }
     match CompiledSchema::compile_lenient_checked(schema) {
         Ok(_) => Vec::new(),
-        Err(why) => why
-            .iter()
+        Err(why) => std::iter::once(why)
             .map(|w| {
                 Issue::error(
                     IssueCode::SchemaCompile,
