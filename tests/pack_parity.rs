@@ -31,8 +31,24 @@ fn check(name: &str, bytes: &[u8]) -> (Vec<Key>, Vec<Key>) {
         assert!(report.has_errors(), "{name}: does not load yet validates");
         return (Vec::new(), Vec::new());
     };
-    let refused = match RunStart::new().register_pack("t", &index) {
-        Ok(()) => Vec::new(),
+    let run_start = RunStart::new();
+    let refused = match run_start.register_pack("t", &index) {
+        Ok(()) => {
+            // Registered means every agent is: none left out without an issue.
+            for a in &index.agents {
+                let request =
+                    runstart::run::RunRequest::new("t", &a.entry.id, "2026-01-01T00:00:00.000Z");
+                if let Err(e) = run_start.prepare(&request) {
+                    assert_ne!(
+                        e.code(),
+                        "agent-not-found",
+                        "{name}: registered, but agent {} is not: {e}",
+                        a.entry.id
+                    );
+                }
+            }
+            Vec::new()
+        }
         Err(RegisterError::Pack(issues)) => issues.iter().map(key).collect(),
         Err(e) => panic!("{name}: unexpected registration error {e}"),
     };
@@ -244,6 +260,36 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
             "tool entry with an unknown field",
             synthetic(|d| d["tools"][0]["timeout"] = json!(5)),
             Some("invalid-shape"),
+        ),
+        (
+            "settings reference whose id is not a string",
+            synthetic(|d| d["agents"][0]["settings"][0]["id"] = json!(5)),
+            Some("invalid-agent"),
+        ),
+        (
+            "settings reference without an id",
+            synthetic(|d| d["agents"][0]["settings"][0] = json!({"version": "^1.0.0"})),
+            Some("invalid-agent"),
+        ),
+        (
+            "settings reference without a version",
+            synthetic(|d| d["agents"][0]["settings"][0] = json!({"id": "s"})),
+            Some("invalid-agent"),
+        ),
+        (
+            "settings reference that is a string",
+            synthetic(|d| d["agents"][0]["settings"][0] = json!("s")),
+            Some("invalid-agent"),
+        ),
+        (
+            "model settings reference that is a string",
+            synthetic(|d| d["agents"][0]["modelSettings"] = json!("s")),
+            Some("invalid-agent"),
+        ),
+        (
+            "model settings reference with a null id",
+            synthetic(|d| d["agents"][0]["modelSettings"] = json!({"id": null, "version": "^9"})),
+            Some("invalid-agent"),
         ),
         (
             "capability invalid",

@@ -5,7 +5,10 @@ use super::model::{
     ToolRecord, ToolRefC,
 };
 use super::resolve::{Deployed, Resolver};
-use super::rules::{BlockRole, RANGE_MESSAGE, parameters_of, template_issue, tool_version};
+use super::rules::{
+    BLOCK_ID_MESSAGE, BlockRole, RANGE_MESSAGE, REF_MESSAGE, parameters_of, template_issue,
+    tool_version,
+};
 use crate::catalog::ToolRange;
 use crate::diagnostics::{Issue, IssueCode};
 use crate::index::wire::{Agent, Block, BlockKind, Guardrail, Instructions, ToolRef};
@@ -407,8 +410,8 @@ fn compile_agent(agent: &AgentRef<'_>, resolver: &Resolver<'_>) -> (PackAgent, V
     let model_settings = agent.model_settings.and_then(|m| {
         block_ref(
             (agent.id, BlockRole::ModelSettings),
-            (m.get("id"), m.get("version")),
-            &format!("{base}/modelSettings/version"),
+            m,
+            &format!("{base}/modelSettings"),
             resolver,
             &mut parts,
         )
@@ -558,24 +561,57 @@ fn pinned_block(
     Some((range, pin))
 }
 
-/// A settings or model-settings reference `{id, version}`: the range checked whenever it is a
-/// string, the reference pinned when the id is one too (the agent rules report the rest).
+/// A settings or model-settings reference `{id, version}` at `at` (its pointer): the range
+/// checked whenever it is a string, the reference pinned when the id is one too. A reference
+/// that is not an object, or whose id or version is not a string, fails the agent with the
+/// issue deploy validation's agent rules word it with (they leave these to the compile), so no
+/// reference is ever dropped silently.
 fn block_ref(
     (agent_id, role): (&str, BlockRole),
-    (id, range): (Option<&Value>, Option<&Value>),
+    value: &Value,
     at: &str,
     resolver: &Resolver<'_>,
     parts: &mut AgentParts,
 ) -> Option<BlockRef> {
-    let range_text = range?.as_str()?;
-    let Some(id) = id.and_then(Value::as_str) else {
-        if Range::parse(range_text).is_err() {
-            parts.fail(Issue::error(IssueCode::InvalidAgent, at, RANGE_MESSAGE));
-        }
-        parts.failed = true;
+    let Some(obj) = value.as_object() else {
+        parts.fail(Issue::error(IssueCode::InvalidAgent, at, REF_MESSAGE));
         return None;
     };
-    let (range, pin) = pinned_block((agent_id, role), id, range_text, at, resolver, parts)?;
+    let version_at = format!("{at}/version");
+    let id = obj.get("id").and_then(Value::as_str);
+    if id.is_none() {
+        parts.fail(Issue::error(
+            IssueCode::InvalidAgent,
+            format!("{at}/id"),
+            BLOCK_ID_MESSAGE,
+        ));
+    }
+    let Some(range_text) = obj.get("version").and_then(Value::as_str) else {
+        parts.fail(Issue::error(
+            IssueCode::InvalidAgent,
+            version_at,
+            RANGE_MESSAGE,
+        ));
+        return None;
+    };
+    let Some(id) = id else {
+        if Range::parse(range_text).is_err() {
+            parts.fail(Issue::error(
+                IssueCode::InvalidAgent,
+                version_at,
+                RANGE_MESSAGE,
+            ));
+        }
+        return None;
+    };
+    let (range, pin) = pinned_block(
+        (agent_id, role),
+        id,
+        range_text,
+        &version_at,
+        resolver,
+        parts,
+    )?;
     Some(BlockRef {
         id: id.to_owned(),
         range_text: range_text.to_owned(),
@@ -595,8 +631,8 @@ fn settings_refs(
     for (j, s) in agent.settings.iter().enumerate() {
         if let Some(r) = block_ref(
             (agent.id, BlockRole::Settings),
-            (s.get("id"), s.get("version")),
-            &format!("{base}/settings/{j}/version"),
+            s,
+            &format!("{base}/settings/{j}"),
             resolver,
             parts,
         ) {

@@ -31,5 +31,6 @@ pub(crate) use model::{
 };
 pub(crate) use resolve::{Deployed, NothingDeployed, Resolver};
 pub(crate) use rules::{
-    BlockRole, RANGE_MESSAGE, block_pin_message, model_settings_problems, template_issue,
+    BLOCK_ID_MESSAGE, BlockRole, RANGE_MESSAGE, REF_MESSAGE, block_pin_message,
+    model_settings_problems, template_issue,
 };

@@ -11,6 +11,11 @@ use serde_json::{Value, json};
 
 /// What an unparseable range of a block reference (or of a prompt reference) is told.
 pub(crate) const RANGE_MESSAGE: &str = "must be a semver range, e.g. \"^1.0.0\" or \"1.2.0\"";
+/// What a block reference whose id is not a block id is told.
+pub(crate) const BLOCK_ID_MESSAGE: &str =
+    "must be a dotted lowercase block id, e.g. \"acme.weights\"";
+/// What a settings or model-settings reference that is not an object is told.
+pub(crate) const REF_MESSAGE: &str = "must be { id, version }";
 
 /// Why a settings block's `values` are not model settings: each problem the model-settings
 /// schema finds, as `<pointer> <message>`, joined with `; `; `None` when they are. Deploy

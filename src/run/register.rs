@@ -116,6 +116,20 @@ impl PackState {
         if !issues.is_empty() {
             return Err(issues);
         }
+        // Every agent that fails to compile says why; should one ever not, refuse the pack
+        // rather than register it without that agent.
+        if let Some((a, _)) = pack
+            .agents
+            .iter()
+            .zip(&compiled.agents)
+            .find(|(_, c)| c.agent.is_none())
+        {
+            return Err(vec![Issue::error(
+                crate::diagnostics::IssueCode::InvalidAgent,
+                format!("/agents/{}", a.index),
+                format!("agent \"{}\" could not be compiled", a.entry.id),
+            )]);
+        }
         let mut next = self.clone();
         let touched_tools = next.add_tools(compiled.tools);
         for g in compiled.guardrails {

@@ -97,8 +97,7 @@ pub(crate) struct AgentRules<'a> {
     pub compiled: bool,
 }
 
-use crate::pack::RANGE_MESSAGE;
-const BLOCK_ID_MESSAGE: &str = "must be a dotted lowercase block id, e.g. \"acme.weights\"";
+use crate::pack::{BLOCK_ID_MESSAGE, RANGE_MESSAGE, REF_MESSAGE};
 
 impl AgentRules<'_> {
     /// Every `defineAgent` rule, in upstream's order: identity, content, block refs, arrays,
@@ -185,15 +184,20 @@ impl AgentRules<'_> {
         tokens: &[&str],
         out: &mut AgentIssues<'_>,
     ) -> Option<String> {
+        // For an entry the pack compile saw, it reports a reference that is not an object, an
+        // id or a version that is not a string, and a range that does not parse.
         let Some(obj) = value.as_object() else {
-            out.error(tokens, "must be { id, version }");
+            // The compile reads a `null` modelSettings as absent, so that one is said here.
+            if !self.compiled || (value.is_null() && tokens == ["modelSettings"]) {
+                out.error(tokens, REF_MESSAGE);
+            }
             return None;
         };
         let id = obj.get("id").and_then(Value::as_str);
-        if !id.is_some_and(is_block_id) {
+        if !id.is_some_and(is_block_id) && (id.is_some() || !self.compiled) {
             out.error(&[tokens, &["id"]].concat(), BLOCK_ID_MESSAGE);
         }
-        if !self.range_ok(obj.get("version")) {
+        if !self.compiled && !self.range_ok(obj.get("version")) {
             out.error(&[tokens, &["version"]].concat(), RANGE_MESSAGE);
         }
         id.map(str::to_owned)
