@@ -2,7 +2,7 @@
 
 use super::model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
-    ToolRecord, ToolRefC,
+    ToolRefC,
 };
 use super::resolve::{Deployed, Resolver};
 use super::rules::{
@@ -11,7 +11,7 @@ use super::rules::{
 };
 use crate::catalog::ToolRange;
 use crate::diagnostics::{Issue, IssueCode};
-use crate::index::wire::{Agent, Block, BlockKind, Guardrail, Instructions, ToolRef};
+use crate::index::wire::{Agent, Block, BlockKind, Instructions, ToolRef};
 use crate::index::{AgentShape, Indexed, PackIndex};
 use crate::range::{Range, is_exact_version, is_plain_version, parse_version};
 use crate::route::Capability;
@@ -127,10 +127,9 @@ impl AgentDraft {
 /// Made by [`CompiledPack::compile`]; registration publishes it into a tenant, deploy
 /// validation reports its issues and checks its templates.
 pub(crate) struct CompiledPack<'a> {
-    /// The tools whose version parses, in list order.
-    pub tools: Vec<ToolRecord>,
-    /// The guardrails, in list order.
-    pub guardrails: Vec<Arc<Guardrail>>,
+    /// Each typed tool's version (its own or the pack's), in list order; `None` when it does
+    /// not parse (its issue was reported). Registration makes its tool records from these.
+    pub tool_versions: Vec<Option<semver::Version>>,
     /// Every typed block, in list order.
     pub blocks: Vec<PackBlock>,
     /// Every typed agent, in list order.
@@ -184,19 +183,6 @@ impl<'a> CompiledPack<'a> {
                 }
             })
             .collect();
-        let tools = index
-            .tools
-            .iter()
-            .zip(&versions)
-            .filter_map(|(t, v)| {
-                Some(ToolRecord {
-                    id: t.entry.id.clone(),
-                    version: v.clone()?,
-                    retired: false,
-                    tool: Arc::new(t.entry.clone()),
-                })
-            })
-            .collect();
         let blocks: Vec<(PackBlock, Option<semver::Version>)> = index
             .blocks
             .iter()
@@ -209,12 +195,7 @@ impl<'a> CompiledPack<'a> {
             deployed,
         );
         let pack = CompiledPack {
-            tools,
-            guardrails: index
-                .guardrails
-                .iter()
-                .map(|g| Arc::new(g.entry.clone()))
-                .collect(),
+            tool_versions: versions,
             blocks: blocks.into_iter().map(|(b, _)| b).collect(),
             agents: Vec::new(),
             resolver,

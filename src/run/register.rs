@@ -131,9 +131,24 @@ impl PackState {
             )]);
         }
         let mut next = self.clone();
-        let touched_tools = next.add_tools(compiled.tools);
-        for g in compiled.guardrails {
-            next.guardrails.insert(g.id.clone(), g);
+        // Compiling found no issue, so every tool version parsed.
+        let records = pack
+            .tools
+            .iter()
+            .zip(compiled.tool_versions)
+            .filter_map(|(t, version)| {
+                Some(ToolRecord {
+                    id: t.entry.id.clone(),
+                    version: version?,
+                    retired: false,
+                    tool: Arc::new(t.entry.clone()),
+                })
+            })
+            .collect();
+        let touched_tools = next.add_tools(records);
+        for g in &pack.guardrails {
+            next.guardrails
+                .insert(g.entry.id.clone(), Arc::new(g.entry.clone()));
         }
         let mut touched_blocks: Vec<String> = Vec::new();
         for b in compiled.blocks {
