@@ -372,16 +372,16 @@ function renderInstructions(agent, context, prompt) {
   try {
     const payload = renderPayload(entry, template, declared, context, now, identity);
     const text = payload === undefined ? '' : json(payload, 'the render context');
-    // The empty text reuses all of the last render's context; `{}` drops its input and
-    // settings. A text equal to the last one would change nothing either.
-    let sent;
-    if (text === '') sent = entry.sentObjects ? '{}' : '';
-    else sent = text === entry.sentText ? '' : text;
+    // The empty text reuses all of the last render's context, `input` and `settings`
+    // included; a text equal to the last one would change nothing either.
+    const sent = text === entry.sentText ? '' : text;
     outcome = native.renderPrepared(entry.prepared, sent);
     synced(entry, now, identity, context.conversation);
     if (sent !== '') {
       entry.sentText = sent.length <= SENT_TEXT_MAX_LENGTH ? sent : undefined;
-      entry.sentObjects = payload !== undefined && (payload.input !== undefined || payload.settings !== undefined);
+      // The native side does not keep a long payload's `input` and `settings`, so the next
+      // render sends them again even when it reads the same values.
+      if (sent.length > SENT_TEXT_MAX_LENGTH) entry.sentParameters = undefined;
     }
   } catch (e) {
     // Whatever the native side took from this payload, the next render sends everything.
@@ -496,14 +496,17 @@ function templateEntry(template) {
 
 /** A new entry with its own native template; `kept` when the map holds it. */
 function freshEntry(template, kept) {
+  const prepared = native.prepareTemplate(template);
   return {
     /** The native template's number; released with the entry. */
-    prepared: native.prepareTemplate(template),
+    prepared,
     /** Whether the map keeps it (else it is released after its render). */
     kept,
     // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
     // reads a global whose name need not appear in the text.
     computed: COMPUTED_NAME.test(template),
+    /** Root name → what a render reads of it (see `readTrees`); `null`: every root whole. */
+    reads: readTrees(native.templateReadPaths(prepared)),
     // `today` is the first 10 characters of `now`.
     now: template.includes('now') || template.includes('today'),
     agent: template.includes('agent'),
@@ -530,9 +533,93 @@ function freshEntry(template, kept) {
     sentConversationTurn: undefined,
     /** The last JSON text sent (unless longer than `SENT_TEXT_MAX_LENGTH`). */
     sentText: undefined,
-    /** Whether the native side holds an `input` or `settings` from the last text. */
-    sentObjects: false,
   };
+}
+
+/**
+ * The native side's read paths (`templateReadPaths`: root → key paths whose values a render
+ * reads whole) as a tree per root: `null` for a value read whole, else a list of
+ * `[key, subtree]` pairs. `null` overall when a render may read more than static paths name.
+ */
+function readTrees(text) {
+  const paths = JSON.parse(text);
+  if (paths === null) return null;
+  const trees = new Map();
+  for (const root of Object.keys(paths)) {
+    let tree = [];
+    for (const keys of paths[root]) {
+      if (keys.length === 0) {
+        tree = null;
+        break;
+      }
+      tree = addPath(tree, keys, 0);
+    }
+    trees.set(root, tree);
+  }
+  return trees;
+}
+
+/** `tree` with the path `keys[from..]` added; a path that ends at a node makes it whole. */
+function addPath(tree, keys, from) {
+  if (tree === null) return null;
+  if (from === keys.length) return null;
+  const key = keys[from];
+  const pair = tree.find((p) => p[0] === key);
+  if (pair === undefined) tree.push([key, addPath([], keys, from + 1)]);
+  else pair[1] = addPath(pair[1], keys, from + 1);
+  return tree;
+}
+
+/** Markers in a render's list of what it read (see `renderPayload`). */
+const DESCENT = Symbol('descent');
+const ABSENT = Symbol('absent');
+const PRESENT = Symbol('present');
+const ARRAY = Symbol('array');
+/** Arrays of plain values up to this length are compared item by item. */
+const COMPARED_ARRAY_MAX_LENGTH = 64;
+
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
+/**
+ * What a render reads of `value` through `tree` (`null`: all of it), pruned: an object on a
+ * path keeps only the keys the tree names (as JSON sends it: own enumerable keys, an object
+ * with `toJSON` whole). Pushes onto `made` what the pruned value is made of, so that an equal
+ * list means an equal pruned value; clears `walk.plain` where a value read is an object this
+ * list cannot stand for (it may have changed inside).
+ */
+function readOf(value, tree, made, walk) {
+  if (tree === null || value === null || typeof value !== 'object' || Array.isArray(value) || typeof value.toJSON === 'function') {
+    return wholeValue(value, made, walk);
+  }
+  made.push(DESCENT);
+  const out = {};
+  for (let i = 0; i < tree.length; i++) {
+    const key = tree[i][0];
+    if (isEnumerable.call(value, key)) put(out, key, readOf(value[key], tree[i][1], made, walk));
+    else made.push(ABSENT);
+  }
+  return out;
+}
+
+function wholeValue(value, made, walk) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+    made.push(value);
+  } else if (
+    Array.isArray(value) &&
+    value.length <= COMPARED_ARRAY_MAX_LENGTH &&
+    typeof value.toJSON !== 'function' &&
+    value.every(isPlain)
+  ) {
+    made.push(ARRAY, value.length);
+    for (let i = 0; i < value.length; i++) made.push(value[i]);
+  } else {
+    walk.plain = false;
+  }
+  return value;
+}
+
+function isPlain(v) {
+  return v === null || (typeof v !== 'object' && typeof v !== 'function');
 }
 
 function occurs(entry, template, name) {
@@ -573,9 +660,11 @@ function namesToSend(entry, template, keys) {
  * when nothing changed. A render reads a global only through a name written in the template
  * (unless a path starts with `[`), so supplied values and auto-variables whose names do not
  * occur in the text are left out; a declared parameter that does not occur is sent only as
- * present or absent, which is all the missing-parameter check reads. Plain values (strings,
- * numbers, booleans, null) are compared with those sent last; objects are sent every time,
- * since they may have changed inside. The tests replay every conformance template this way.
+ * present or absent, which is all the missing-parameter check reads. Of a value the template
+ * reads only through static paths (`entry.reads`), only those paths are sent (`readOf`).
+ * What is sent is compared with what was sent last through a flat list of the plain values
+ * read; an object read whole is sent every time, since it may have changed inside (the
+ * caller then compares the text). The tests replay every conformance template this way.
  */
 function renderPayload(entry, template, declared, context, now, identity) {
   const parameters = context.parameters;
@@ -596,27 +685,44 @@ function renderPayload(entry, template, declared, context, now, identity) {
   }
   const synced = entry.synced;
   let payload;
+  const reads = entry.reads;
   const names = namesToSend(entry, template, Object.keys(parameters));
-  // The parameters section as a flat list of what it is made of, compared with the last one.
+  // What this render reads, as a flat list (the parameters' names, then each value read,
+  // with markers for the shape of what was walked), compared with the last render's.
   const made = [names];
-  let plain = true;
+  const walk = { plain: true };
+  const values = new Array(names.length);
   for (let i = 0; i < names.length; i++) {
-    const v = parameters[names[i]];
-    if (v !== null && (typeof v === 'object' || typeof v === 'function')) plain = false;
-    made.push(v);
+    values[i] = readOf(parameters[names[i]], reads === null ? null : (reads.get(names[i]) ?? null), made, walk);
   }
   for (let i = 0; i < declared.length; i++) {
     const p = declared[i];
     if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
     const named = occurs(entry, template, String(p.name));
     const d = p.default;
-    if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) plain = false;
+    if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) walk.plain = false;
     made.push(p.name, p.required, named ? d : d === undefined, named || (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined));
   }
-  entry.pendingParameters = plain ? made : undefined;
+  let input;
+  if (entry.input) {
+    if (context.input === undefined) made.push(ABSENT);
+    else {
+      made.push(PRESENT);
+      input = readOf(context.input, reads === null ? null : (reads.get('input') ?? null), made, walk);
+    }
+  }
+  let settings;
+  if (entry.settings) {
+    if (context.settings === undefined) made.push(ABSENT);
+    else {
+      made.push(PRESENT);
+      settings = readOf(context.settings, reads === null ? null : (reads.get('settings') ?? null), made, walk);
+    }
+  }
+  entry.pendingParameters = walk.plain ? made : undefined;
   if (!synced || !sameList(made, entry.sentParameters)) {
     const sent = {};
-    for (const name of names) put(sent, name, parameters[name]);
+    for (let i = 0; i < names.length; i++) put(sent, names[i], values[i]);
     const slim = new Array(declared.length);
     for (let i = 0; i < declared.length; i++) {
       const p = declared[i];
@@ -653,8 +759,12 @@ function renderPayload(entry, template, declared, context, now, identity) {
         : c.id === entry.sentConversationId && c.turn === entry.sentConversationTurn);
     if (!same) (payload ??= {}).conversation = conversationWire(c);
   }
-  if (entry.input && context.input !== undefined) (payload ??= {}).input = { value: context.input };
-  if (entry.settings && context.settings !== undefined) (payload ??= {}).settings = context.settings;
+  // A payload holds this render's `input` and `settings` (the native side drops them when
+  // it has none); only no payload at all keeps the last ones.
+  if (payload !== undefined) {
+    if (input !== undefined) payload.input = { value: input };
+    if (settings !== undefined) payload.settings = settings;
+  }
   return payload;
 }
 

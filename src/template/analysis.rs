@@ -49,6 +49,8 @@ impl Segment {
 pub struct VariableRef {
     segments: Vec<Segment>,
     offset: usize,
+    /// Whether the template binds the root's name anywhere (see [`VariableRef::root_bound`]).
+    root_bound: bool,
 }
 
 impl VariableRef {
@@ -60,6 +62,15 @@ impl VariableRef {
     /// Byte offset of the variable's token in the template.
     pub fn offset(&self) -> usize {
         self.offset
+    }
+
+    /// Whether the template binds this read's root name somewhere (`assign`, `capture`,
+    /// `increment`, `decrement`, a loop variable, or `forloop`, `tablerowloop`, `block` where
+    /// those exist): the analysis scopes such names as LiquidJS's does, which a render need
+    /// not follow (an `assign` in a branch not taken, a loop's `else`), so a read the
+    /// analysis takes as local may read the global.
+    pub(crate) fn root_bound(&self) -> bool {
+        self.root_bound
     }
 
     /// The root name (`None` if the path starts with a number or is empty).
@@ -150,9 +161,19 @@ struct Analyzer<'s> {
     unsupported: Vec<(usize, String)>,
     /// Whether a `for` reads `continue` in its arguments (`offset: continue`).
     reads_continue: bool,
+    /// Every name the template binds anywhere (see [`VariableRef::root_bound`]).
+    bound: Vec<&'s str>,
+    /// Whether a render may read a global no reported path names (see [`Analysis::opaque`]).
+    opaque: bool,
 }
 
 impl<'s> Analyzer<'s> {
+    fn bind(&mut self, name: &'s str) {
+        if !self.bound.contains(&name) {
+            self.bound.push(name);
+        }
+    }
+
     fn in_scope(&self, name: &str) -> bool {
         self.template_scope.contains(&name) || self.blocks.iter().any(|b| b.contains(&name))
     }
@@ -164,10 +185,17 @@ impl<'s> Analyzer<'s> {
                 self.variable(inner.clone(), offset);
             }
         }
-        if let Some(Segment::Key(root)) = segments.first()
-            && !self.in_scope(root)
-        {
-            self.globals.push(VariableRef { segments, offset });
+        match segments.first() {
+            Some(Segment::Key(root)) if !self.in_scope(root) => {
+                self.globals.push(VariableRef {
+                    segments,
+                    offset,
+                    root_bound: false,
+                });
+            }
+            Some(Segment::Key(_)) => {}
+            // `[k]`: the global's name is a value
+            _ => self.opaque = true,
         }
     }
 
@@ -178,8 +206,11 @@ impl<'s> Analyzer<'s> {
                 self.expr(r);
             }
             ExprKind::Path { .. } => {
+                self.opaque |= has_hidden_key(e);
                 let segs = path_segments(self.src, e);
-                self.variable(segs, e.begin);
+                if !segs.is_empty() {
+                    self.variable(segs, e.begin);
+                }
             }
             _ => {}
         }
@@ -193,6 +224,8 @@ impl<'s> Analyzer<'s> {
             if let Some(why) = unsupported_filter(f) {
                 self.unsupported.push((f.begin, why));
             }
+            // `where_exp: 'x', 'x.a == b'` reads `b` from a string
+            self.opaque |= f.filter.is_exp();
             for a in &f.args {
                 match a {
                     FilterArg::Positional(e) | FilterArg::Keyword(_, Some(e)) => self.expr(e),
@@ -256,6 +289,8 @@ impl<'s> Analyzer<'s> {
                             .is_some_and(|t| t.contains("continue"));
                     }
                 }
+                self.bind(head.var.as_str());
+                self.bind("forloop");
                 self.blocks.push([head.var.as_str(), "forloop"]);
                 self.nodes(body);
                 self.nodes(else_body);
@@ -268,6 +303,8 @@ impl<'s> Analyzer<'s> {
                         self.expr(e);
                     }
                 }
+                self.bind(head.var.as_str());
+                self.bind("tablerowloop");
                 self.blocks.push([head.var.as_str(), "tablerowloop"]);
                 self.nodes(body);
                 self.blocks.pop();
@@ -285,22 +322,27 @@ impl<'s> Analyzer<'s> {
             Node::Assign { name, value } => {
                 self.filtered(value);
                 self.template_scope.push(name.get(self.src));
+                self.bind(name.get(self.src));
             }
             Node::Capture { name, body } => {
                 self.template_scope.push(name.get(self.src));
+                self.bind(name.get(self.src));
                 self.nodes(body);
             }
             Node::Increment(name) | Node::Decrement(name) => {
                 self.template_scope.push(name.get(self.src));
+                self.bind(name.get(self.src));
             }
             Node::Liquid(nodes) => self.nodes(nodes),
             Node::Block(body) => {
                 // `block.super` is the parent block, a local
+                self.bind("block");
                 self.blocks.push(["block", "block"]);
                 self.nodes(body);
                 self.blocks.pop();
             }
             Node::Partial(p) => {
+                self.opaque = true;
                 // LiquidJS's `arguments()`: hash values, then (include, layout) the file when
                 // it is a value, then `with` / `for`; a `render` never yields its file
                 for e in p.hash.iter().filter_map(|(_, v)| v.as_ref()) {
@@ -325,6 +367,24 @@ impl<'s> Analyzer<'s> {
                 self.nodes(&p.body);
             }
         }
+    }
+}
+
+/// Whether a path has a part the analysis cannot see (a key `a[nil]`, `a[(1..n)]`, or a
+/// range it starts from, `(1..n).size`), at any depth: the render evaluates it, and it may
+/// read globals.
+fn has_hidden_key(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Path { root, props } => {
+            root.as_deref()
+                .is_some_and(|r| matches!(r.kind, ExprKind::Range(..)))
+                || props.as_slice().iter().any(|p| match p {
+                    Prop::Other(_) => true,
+                    Prop::Path(inner) => has_hidden_key(inner),
+                    _ => false,
+                })
+        }
+        _ => false,
     }
 }
 
@@ -382,6 +442,9 @@ pub(crate) struct Analysis {
     pub(crate) unsupported: Vec<(usize, String)>,
     /// Whether a `for` reads `continue` (so loops must record where they stopped).
     pub(crate) reads_continue: bool,
+    /// Whether a render may read a global that no reported path names: a computed root
+    /// (`[k]`), a key the analysis cannot see (`a[(1..n)]`), an expression filter, a partial.
+    pub(crate) opaque: bool,
 }
 
 pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
@@ -393,13 +456,21 @@ pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
         partials: Vec::new(),
         unsupported: Vec::new(),
         reads_continue: false,
+        bound: Vec::new(),
+        opaque: false,
     };
     a.nodes(nodes);
+    if !a.bound.is_empty() {
+        for read in &mut a.globals {
+            read.root_bound = read.root().is_some_and(|r| a.bound.contains(&r));
+        }
+    }
     Analysis {
         reads: a.globals,
         partials: a.partials,
         unsupported: a.unsupported,
         reads_continue: a.reads_continue,
+        opaque: a.opaque,
     }
 }
 

@@ -19,6 +19,8 @@ pub struct CompiledTemplate {
     pub(super) unsupported: Vec<(usize, String)>,
     /// Whether a loop reads `continue` (`offset: continue`), so loops record where they stop.
     pub(super) reads_continue: bool,
+    /// Whether a render may read a global no path in `reads` names.
+    pub(super) opaque: bool,
 }
 
 impl CompiledTemplate {
@@ -54,6 +56,7 @@ impl CompiledTemplate {
             partials: a.partials,
             unsupported: a.unsupported,
             reads_continue: a.reads_continue,
+            opaque: a.opaque,
         })
     }
 
@@ -81,6 +84,66 @@ impl CompiledTemplate {
     /// when the template has partial tags.
     pub fn global_reads(&self) -> &[VariableRef] {
         &self.reads
+    }
+
+    /// What a render can read of the global scope, for a caller that passes a render only
+    /// part of a large context: one `(root, keys)` per global read in source order, where
+    /// `keys` is the path of string keys below `root` whose value the render reads *whole*
+    /// (empty: all of `root`). A render against a context whose every such value equals the
+    /// full context's (and whose other roots are the full context's, or absent) renders the
+    /// same text and fails the same way.
+    ///
+    /// A path stops before the first segment whose meaning depends on the value rather than
+    /// on a key: an index (`[0]`), a computed key (`[k]`), `size`, `first`, `last`, `length`.
+    /// A root the template binds anywhere (`assign`, `capture`, a loop variable, …) is read
+    /// whole, since a render may read its global where the analysis scopes it as local (an
+    /// `assign` in a branch not taken).
+    ///
+    /// `None` when a render may read a global no static path names: a computed root
+    /// (`{{ [name] }}`), a key inside a range or literal (`a[(1..n)]`), an expression filter
+    /// (`where_exp`), or a partial tag. Then pass the whole context.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::template::CompiledTemplate;
+    ///
+    /// let t = CompiledTemplate::parse(
+    ///     "{{ customer.name }} {{ orders.size }} {% assign n = customer.tier %}{{ n }}",
+    /// )
+    /// .unwrap();
+    /// assert_eq!(
+    ///     t.read_paths().unwrap(),
+    ///     vec![("customer", vec!["name"]), ("orders", vec![]), ("customer", vec!["tier"])]
+    /// );
+    /// assert!(CompiledTemplate::parse("{{ [key] }}").unwrap().read_paths().is_none());
+    /// ```
+    pub fn read_paths(&self) -> Option<Vec<(&str, Vec<&str>)>> {
+        if self.opaque || !self.partials.is_empty() {
+            return None;
+        }
+        let paths = self
+            .reads
+            .iter()
+            .filter_map(|read| {
+                let root = read.root()?;
+                let mut keys = Vec::new();
+                if !read.root_bound() {
+                    for segment in &read.segments()[1..] {
+                        match segment {
+                            analysis::Segment::Key(k)
+                                if !matches!(k.as_str(), "size" | "first" | "last" | "length") =>
+                            {
+                                keys.push(k.as_str())
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+                Some((root, keys))
+            })
+            .collect();
+        Some(paths)
     }
 
     /// Renders with `context` (a JSON object) as the global scope, as LiquidJS's

@@ -70,6 +70,48 @@ pub fn prepare_template(env: Env, template: String) -> napi::Result<u32> {
     })
 }
 
+/// What a render of the template numbered `id` reads of its context, as JSON text: an
+/// object from each root the template reads to the key paths below it whose values it reads
+/// whole (`{"customer": [["name"], ["tier"]], "orders": [[]]}`, see
+/// `CompiledTemplate::read_paths`), or `null` when a render may read more than static paths
+/// name (and for a template that does not parse: it reads nothing). The loader sends a root
+/// it finds here pruned to these paths.
+///
+/// # Errors
+///
+/// `invalid-argument` for a number that names no template of this thread.
+#[napi(js_name = "templateReadPaths")]
+pub fn template_read_paths(env: Env, id: u32) -> napi::Result<String> {
+    guard(&env, || {
+        TEMPLATES.with_borrow(|t| {
+            let slot = t
+                .slots
+                .get(id as usize)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| Failure::invalid(format!("no prepared template numbered {id}")))?;
+            let Ok(template) = &slot.parsed else {
+                return Ok("null".to_owned());
+            };
+            let Some(paths) = template.read_paths() else {
+                return Ok("null".to_owned());
+            };
+            let mut roots: Map<String, Value> = Map::new();
+            for (root, keys) in paths {
+                let keys = Value::from(keys);
+                let list = roots
+                    .entry(root.to_owned())
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(list) = list
+                    && !list.contains(&keys)
+                {
+                    list.push(keys);
+                }
+            }
+            Ok(Value::Object(roots).to_string())
+        })
+    })
+}
+
 /// Forgets the template numbered `id` (a number not in use is ignored).
 #[napi(js_name = "releaseTemplate")]
 pub fn release_template(env: Env, id: u32) -> napi::Result<()> {

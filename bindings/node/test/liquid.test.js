@@ -290,6 +290,64 @@ test('a render never answers from the values a previous render of the template s
   assert.equal(fresh.value.rendered, `${rendered()} `);
 });
 
+test('a render sends only the parts of objects it reads, and sees every change to them', () => {
+  // The loader sends `customer.name`, not `customer`, when the template reads nothing else of
+  // it (`CompiledTemplate::read_paths`), and compares what it reads with what it sent last.
+  const clock = () => new Date('2026-09-17T15:30:00.000Z');
+  const big = {};
+  for (let i = 0; i < 500; i++) big[`k${i}`] = { i, text: 'x'.repeat(50) };
+  const customer = { name: 'Ada', tags: ['a', 'b'], profile: { tier: 'gold', since: 2020 }, big };
+  const input = { ticket: { subject: 'Refund', priority: 2 }, big };
+  const context = { parameters: { customer }, input, settings: { 'acme.w': { max: 5, big } }, clock };
+  const agentOf = (instructions) => ({ id: 'acme.p', name: 'P', version: '1.0.0', instructions, parameters: [] });
+  const rendered = (agent) => {
+    const r = renderInstructions(agent, context);
+    return r.ok ? r.value.rendered : `${r.error.code}: ${r.error.message}`;
+  };
+  const leaves = agentOf(
+    '{{ customer.name }} {{ customer.tags | join: "," }} {{ customer.profile.tier }} ' +
+      '{{ input.ticket.subject }} {{ settings["acme.w"].max }} {{ customer.profile.size }}',
+  );
+  assert.equal(rendered(leaves), 'Ada a,b gold Refund 5 2');
+  assert.equal(rendered(leaves), 'Ada a,b gold Refund 5 2');
+  customer.tags.push('c'); // inside an array, in place
+  assert.equal(rendered(leaves), 'Ada a,b,c gold Refund 5 2');
+  customer.profile.tier = 'silver'; // deep inside an object
+  assert.equal(rendered(leaves), 'Ada a,b,c silver Refund 5 2');
+  customer.profile.extra = true; // a key the template counts (`size`)
+  assert.equal(rendered(leaves), 'Ada a,b,c silver Refund 5 3');
+  input.ticket.subject = 'Late';
+  context.settings['acme.w'].max = 6;
+  assert.equal(rendered(leaves), 'Ada a,b,c silver Late 6 3');
+  // A key that goes away, a value that is no object any more, an object with toJSON.
+  delete customer.name;
+  assert.equal(rendered(leaves), 'missing-parameter: Template references an unresolved variable: customer.name');
+  customer.name = 'Bo';
+  customer.profile = { toJSON: () => ({ tier: 'json', a: 1 }) };
+  assert.equal(rendered(leaves), 'Bo a,b,c json Late 6 2');
+  customer.profile = 'flat';
+  assert.equal(
+    rendered(leaves),
+    'missing-parameter: Template references an unresolved variable: customer.profile.tier',
+  );
+  customer.profile = { tier: 'gold', since: 2020 };
+  // An inherited or non-enumerable property is no more sent than JSON sends it.
+  Object.defineProperty(customer, 'hidden', { value: 'h', enumerable: false });
+  const proto = Object.create({ name: 'inherited' });
+  const seen = agentOf('{{ customer.hidden }}{{ p.name }}');
+  const r = renderInstructions(seen, { ...context, parameters: { customer, p: proto } });
+  assert.equal(r.error.message, 'Template references an unresolved variable: customer.hidden');
+  // A name the template binds anywhere is sent whole: here the assign never runs, so the
+  // second read is of the global.
+  const bound = agentOf('{{ customer.name }}{% if false %}{% assign customer = 1 %}{% endif %}/{{ customer.profile.tier }}');
+  assert.equal(rendered(bound), 'Bo/gold');
+  // Every one of these answers as a fresh render of the same values would.
+  for (const agent of [leaves, bound]) {
+    const fresh = agentOf(`${agent.instructions} `);
+    assert.equal(rendered(fresh), `${rendered(agent)} `);
+  }
+});
+
 test('a render reached from inside another answers for itself and leaves the outer one intact', () => {
   const clock = () => new Date('2026-09-17T15:30:00.000Z');
   const inner = { id: 'acme.i', name: 'I', version: '1.0.0', instructions: 'inner {{ x }}', parameters: [] };
