@@ -575,8 +575,7 @@ const DESCENT = Symbol('descent');
 const ABSENT = Symbol('absent');
 const PRESENT = Symbol('present');
 const ARRAY = Symbol('array');
-/** Arrays of plain values up to this length are compared item by item. */
-const COMPARED_ARRAY_MAX_LENGTH = 64;
+const RECORD = Symbol('record');
 
 const isEnumerable = Object.prototype.propertyIsEnumerable;
 
@@ -588,9 +587,7 @@ const isEnumerable = Object.prototype.propertyIsEnumerable;
  * list cannot stand for (it may have changed inside).
  */
 function readOf(value, tree, made, walk) {
-  if (tree === null || value === null || typeof value !== 'object' || Array.isArray(value) || typeof value.toJSON === 'function') {
-    return wholeValue(value, made, walk);
-  }
+  if (tree === null || !isRecord(value)) return wholeValue(value, made, walk);
   made.push(DESCENT);
   const out = {};
   for (let i = 0; i < tree.length; i++) {
@@ -601,25 +598,48 @@ function readOf(value, tree, made, walk) {
   return out;
 }
 
+/** An object JSON writes as its own enumerable keys, and whose prototype adds none of its own. */
+function isRecord(v) {
+  if (v === null || typeof v !== 'object' || typeof v.toJSON === 'function') return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A value read whole: pushed onto `made` as it is when plain, and when it is a small tree of
+ * plain records and arrays with plain leaves (`orders: [{id: 7, total: 12.5}]`), item by
+ * item with its keys in JSON's order; `walk.plain` cleared for anything else.
+ */
 function wholeValue(value, made, walk) {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
-    made.push(value);
-  } else if (
-    Array.isArray(value) &&
-    value.length <= COMPARED_ARRAY_MAX_LENGTH &&
-    typeof value.toJSON !== 'function' &&
-    value.every(isPlain)
-  ) {
-    made.push(ARRAY, value.length);
-    for (let i = 0; i < value.length; i++) made.push(value[i]);
-  } else {
-    walk.plain = false;
-  }
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) made.push(value);
+  else if (walk.plain && !snapshot(value, made, { left: SNAPSHOT_MAX_VALUES })) walk.plain = false;
   return value;
 }
 
-function isPlain(v) {
-  return v === null || (typeof v !== 'object' && typeof v !== 'function');
+/** Values (containers and leaves) a value read whole may have and still be compared. */
+const SNAPSHOT_MAX_VALUES = 64;
+
+/** Pushes the plain tree `value` onto `made`; false when it is no such tree or too large. */
+function snapshot(value, made, budget) {
+  if (--budget.left < 0) return false;
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+    made.push(value);
+    return true;
+  }
+  if (Array.isArray(value)) {
+    if (typeof value.toJSON === 'function' || Object.getPrototypeOf(value) !== Array.prototype) return false;
+    made.push(ARRAY, value.length);
+    for (let i = 0; i < value.length; i++) if (!snapshot(value[i], made, budget)) return false;
+    return true;
+  }
+  if (!isRecord(value)) return false;
+  const keys = Object.keys(value);
+  made.push(RECORD, keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    made.push(keys[i]);
+    if (!snapshot(value[keys[i]], made, budget)) return false;
+  }
+  return true;
 }
 
 function occurs(entry, template, name) {
