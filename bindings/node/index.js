@@ -497,6 +497,7 @@ function templateEntry(template) {
 /** A new entry with its own native template; `kept` when the map holds it. */
 function freshEntry(template, kept) {
   const prepared = native.prepareTemplate(template);
+  const reads = readTrees(native.templateReadPaths(prepared));
   return {
     /** The native template's number; released with the entry. */
     prepared,
@@ -506,7 +507,12 @@ function freshEntry(template, kept) {
     // reads a global whose name need not appear in the text.
     computed: COMPUTED_NAME.test(template),
     /** Root name → what a render reads of it (see `readTrees`); `null`: every root whole. */
-    reads: readTrees(native.templateReadPaths(prepared)),
+    reads,
+    inputTree: treeOf(reads, 'input'),
+    settingsTree: treeOf(reads, 'settings'),
+    /** The `names` list `trees` was made for, and each name's tree. */
+    treesFor: undefined,
+    trees: undefined,
     // `today` is the first 10 characters of `now`.
     now: template.includes('now') || template.includes('today'),
     agent: template.includes('agent'),
@@ -559,6 +565,13 @@ function readTrees(text) {
   return trees;
 }
 
+/** What a render reads of root `name` (`null`: all of it), from `readTrees`' answer. */
+function treeOf(reads, name) {
+  if (reads === null) return null;
+  const tree = reads.get(name);
+  return tree === undefined ? null : tree;
+}
+
 /** `tree` with the path `keys[from..]` added; a path that ends at a node makes it whole. */
 function addPath(tree, keys, from) {
   if (tree === null) return null;
@@ -576,26 +589,65 @@ const ABSENT = Symbol('absent');
 const PRESENT = Symbol('present');
 const ARRAY = Symbol('array');
 const RECORD = Symbol('record');
+const OPAQUE = Symbol('opaque');
 
 const isEnumerable = Object.prototype.propertyIsEnumerable;
 
 /**
- * What a render reads of `value` through `tree` (`null`: all of it), pruned: an object on a
- * path keeps only the keys the tree names (as JSON sends it: own enumerable keys, an object
- * with `toJSON` whole). Pushes onto `made` what the pruned value is made of, so that an equal
- * list means an equal pruned value; clears `walk.plain` where a value read is an object this
- * list cannot stand for (it may have changed inside).
+ * Pushes onto `made` what a render reads of `value` through `tree` (`null`: all of it): the
+ * values at the tree's paths, with markers for the objects walked and the keys absent, so
+ * that an equal list means an equal pruned value, which `prunedAt` builds from the list
+ * alone (so that no property is read twice). A value read whole that the list cannot stand
+ * for (an object that may have changed inside) goes to `walk.opaque` (the list holds its
+ * index there) and clears `walk.plain`.
  */
-function readOf(value, tree, made, walk) {
-  if (tree === null || !isRecord(value)) return wholeValue(value, made, walk);
+function markOf(value, tree, made, walk) {
+  if (tree === null || !isRecord(value)) {
+    wholeValue(value, made, walk);
+    return;
+  }
   made.push(DESCENT);
-  const out = {};
   for (let i = 0; i < tree.length; i++) {
     const key = tree[i][0];
-    if (isEnumerable.call(value, key)) put(out, key, readOf(value[key], tree[i][1], made, walk));
+    if (isEnumerable.call(value, key)) markOf(value[key], tree[i][1], made, walk);
     else made.push(ABSENT);
   }
+}
+
+/**
+ * The pruned value `markOf` listed from `made[cursor.at]` on, through `tree`: an object on a
+ * path holds only the keys the tree names. Advances `cursor.at` past it.
+ */
+function prunedAt(made, cursor, tree, walk) {
+  if (made[cursor.at] !== DESCENT) return wholeAt(made, cursor, walk);
+  cursor.at++;
+  const out = {};
+  for (let i = 0; i < tree.length; i++) {
+    if (made[cursor.at] === ABSENT) cursor.at++;
+    else put(out, tree[i][0], prunedAt(made, cursor, tree[i][1], walk));
+  }
   return out;
+}
+
+/** The value `wholeValue` listed at `made[cursor.at]`; advances `cursor.at` past it. */
+function wholeAt(made, cursor, walk) {
+  const token = made[cursor.at++];
+  if (token === OPAQUE) return walk.opaque[made[cursor.at++]];
+  if (token === ARRAY) {
+    const items = new Array(made[cursor.at++]);
+    for (let i = 0; i < items.length; i++) items[i] = wholeAt(made, cursor, walk);
+    return items;
+  }
+  if (token === RECORD) {
+    const n = made[cursor.at++];
+    const out = {};
+    for (let i = 0; i < n; i++) {
+      const key = made[cursor.at++];
+      put(out, key, wholeAt(made, cursor, walk));
+    }
+    return out;
+  }
+  return token;
 }
 
 /** An object JSON writes as its own enumerable keys, and whose prototype adds none of its own. */
@@ -611,9 +663,17 @@ function isRecord(v) {
  * item with its keys in JSON's order; `walk.plain` cleared for anything else.
  */
 function wholeValue(value, made, walk) {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) made.push(value);
-  else if (walk.plain && !snapshot(value, made, { left: SNAPSHOT_MAX_VALUES })) walk.plain = false;
-  return value;
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+    made.push(value);
+    return;
+  }
+  const start = made.length;
+  if (!snapshot(value, made, { left: SNAPSHOT_MAX_VALUES })) {
+    made.length = start;
+    made.push(OPAQUE, walk.opaque.length);
+    walk.opaque.push(value);
+    walk.plain = false;
+  }
 }
 
 /** Values (containers and leaves) a value read whole may have and still be compared. */
@@ -681,7 +741,7 @@ function namesToSend(entry, template, keys) {
  * (unless a path starts with `[`), so supplied values and auto-variables whose names do not
  * occur in the text are left out; a declared parameter that does not occur is sent only as
  * present or absent, which is all the missing-parameter check reads. Of a value the template
- * reads only through static paths (`entry.reads`), only those paths are sent (`readOf`).
+ * reads only through static paths (`entry.reads`), only those paths are sent (`markOf`, `prunedAt`).
  * What is sent is compared with what was sent last through a flat list of the plain values
  * read; an object read whole is sent every time, since it may have changed inside (the
  * caller then compares the text). The tests replay every conformance template this way.
@@ -710,10 +770,16 @@ function renderPayload(entry, template, declared, context, now, identity) {
   // What this render reads, as a flat list (the parameters' names, then each value read,
   // with markers for the shape of what was walked), compared with the last render's.
   const made = [names];
-  const walk = { plain: true };
-  const values = new Array(names.length);
+  const walk = { plain: true, opaque: [] };
+  const starts = new Array(names.length);
+  if (entry.treesFor !== names) {
+    entry.treesFor = names;
+    entry.trees = names.map((name) => treeOf(reads, name));
+  }
+  const trees = entry.trees;
   for (let i = 0; i < names.length; i++) {
-    values[i] = readOf(parameters[names[i]], reads === null ? null : (reads.get(names[i]) ?? null), made, walk);
+    starts[i] = made.length;
+    markOf(parameters[names[i]], trees[i], made, walk);
   }
   for (let i = 0; i < declared.length; i++) {
     const p = declared[i];
@@ -723,26 +789,34 @@ function renderPayload(entry, template, declared, context, now, identity) {
     if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) walk.plain = false;
     made.push(p.name, p.required, named ? d : d === undefined, named || (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined));
   }
-  let input;
+  const input = entry.input ? context.input : undefined;
+  let inputAt = -1;
   if (entry.input) {
-    if (context.input === undefined) made.push(ABSENT);
+    if (input === undefined) made.push(ABSENT);
     else {
       made.push(PRESENT);
-      input = readOf(context.input, reads === null ? null : (reads.get('input') ?? null), made, walk);
+      inputAt = made.length;
+      markOf(input, entry.inputTree, made, walk);
     }
   }
-  let settings;
+  const settings = entry.settings ? context.settings : undefined;
+  let settingsAt = -1;
   if (entry.settings) {
-    if (context.settings === undefined) made.push(ABSENT);
+    if (settings === undefined) made.push(ABSENT);
     else {
       made.push(PRESENT);
-      settings = readOf(context.settings, reads === null ? null : (reads.get('settings') ?? null), made, walk);
+      settingsAt = made.length;
+      markOf(settings, entry.settingsTree, made, walk);
     }
   }
+  const cursor = { at: 0 };
   entry.pendingParameters = walk.plain ? made : undefined;
   if (!synced || !sameList(made, entry.sentParameters)) {
     const sent = {};
-    for (let i = 0; i < names.length; i++) put(sent, names[i], values[i]);
+    for (let i = 0; i < names.length; i++) {
+      cursor.at = starts[i];
+      put(sent, names[i], prunedAt(made, cursor, trees[i], walk));
+    }
     const slim = new Array(declared.length);
     for (let i = 0; i < declared.length; i++) {
       const p = declared[i];
@@ -782,8 +856,14 @@ function renderPayload(entry, template, declared, context, now, identity) {
   // A payload holds this render's `input` and `settings` (the native side drops them when
   // it has none); only no payload at all keeps the last ones.
   if (payload !== undefined) {
-    if (input !== undefined) payload.input = { value: input };
-    if (settings !== undefined) payload.settings = settings;
+    if (inputAt >= 0) {
+      cursor.at = inputAt;
+      payload.input = { value: prunedAt(made, cursor, entry.inputTree, walk) };
+    }
+    if (settingsAt >= 0) {
+      cursor.at = settingsAt;
+      payload.settings = prunedAt(made, cursor, entry.settingsTree, walk);
+    }
   }
   return payload;
 }

@@ -341,6 +341,29 @@ test('a render sends only the parts of objects it reads, and sees every change t
   // second read is of the global.
   const bound = agentOf('{{ customer.name }}{% if false %}{% assign customer = 1 %}{% endif %}/{{ customer.profile.tier }}');
   assert.equal(rendered(bound), 'Bo/gold');
+  // Values read whole that cannot be compared (other prototypes, too large) cross whole
+  // whenever anything crosses, in their places, even when only the clock changed.
+  class Box {
+    constructor(v) {
+      this.v = v;
+    }
+  }
+  let at = new Date('2026-09-17T15:30:00.000Z');
+  const many = Array.from({ length: 100 }, (_, i) => i);
+  const opaque = agentOf('{{ now }} {{ box | json }} {{ input.box | json }} {{ many | size }} {{ settings.s.box.v }}');
+  const turn = {
+    parameters: { box: new Box(1), many },
+    input: { box: new Box(2) },
+    settings: { s: { box: new Box(3) } },
+    clock: () => at,
+  };
+  const once = () => renderInstructions(opaque, turn).value.rendered;
+  assert.equal(once(), '2026-09-17T15:30:00.000Z {"v":1} {"v":2} 100 3');
+  at = new Date('2026-09-17T15:30:01.000Z');
+  assert.equal(once(), '2026-09-17T15:30:01.000Z {"v":1} {"v":2} 100 3');
+  turn.input.box.v = 20;
+  many.push(100);
+  assert.equal(once(), '2026-09-17T15:30:01.000Z {"v":1} {"v":20} 101 3');
   // Every one of these answers as a fresh render of the same values would.
   for (const agent of [leaves, bound]) {
     const fresh = agentOf(`${agent.instructions} `);
