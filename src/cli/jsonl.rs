@@ -52,9 +52,10 @@ impl LineProblem {
 }
 
 /// Reads `input` line by line (LF or CRLF), calling `answer(line_number, text)` for each line
-/// and writing what it returns as one compact JSON line, flushed so a co-process sees it at
-/// once. Lines are numbered from 1; a line over `max_line_bytes` is drained in chunks, never
-/// held whole.
+/// that is text and answering each other one with its [`LineProblem`]; each answer is written
+/// as one compact JSON line, flushed so a co-process sees it at once. Lines are numbered from
+/// 1; a line over `max_line_bytes` is drained in chunks, never held whole. Returns whether
+/// some line was not text (a usage problem: the callers exit 2).
 ///
 /// # Errors
 ///
@@ -63,14 +64,15 @@ pub fn for_each_line(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
     max_line_bytes: usize,
-    mut answer: impl FnMut(usize, Result<&str, LineProblem>) -> Value,
-) -> Result<(), CliError> {
+    mut answer: impl FnMut(usize, &str) -> Value,
+) -> Result<bool, CliError> {
     let mut buf = Vec::new();
     let mut number = 0;
+    let mut unreadable = false;
     loop {
         buf.clear();
         let Some(too_long) = read_line(input, &mut buf, max_line_bytes)? else {
-            return Ok(());
+            return Ok(unreadable);
         };
         number += 1;
         let text = if too_long {
@@ -82,7 +84,13 @@ pub fn for_each_line(
                 Err(e) => Err(LineProblem::NotUtf8(e.valid_up_to())),
             }
         };
-        let value = answer(number, text);
+        let value = match text {
+            Ok(text) => answer(number, text),
+            Err(problem) => {
+                unreadable = true;
+                problem.answer(number)
+            }
+        };
         serde_json::to_writer(&mut *out, &value).map_err(super::outcome::json_error)?;
         out.write_all(b"\n")?;
         out.flush()?;
@@ -140,10 +148,12 @@ mod tests {
 
     fn answers(input: &[u8], cap: usize) -> Vec<String> {
         let mut out = Vec::new();
-        for_each_line(&mut &input[..], &mut out, cap, |n, t| match t {
-            Ok(text) => json!({"line": n, "text": text}),
-            Err(p) => p.answer(n),
-        })
+        for_each_line(
+            &mut &input[..],
+            &mut out,
+            cap,
+            |n, text| json!({"line": n, "text": text}),
+        )
         .expect("in memory");
         String::from_utf8(out)
             .expect("utf-8")
@@ -167,5 +177,11 @@ mod tests {
             ]
         );
         assert!(answers(b"", 10).is_empty());
+        let mut out = Vec::new();
+        let unreadable = |input: &[u8], out: &mut Vec<u8>| {
+            for_each_line(&mut &input[..], out, 10, |_, _| json!(null)).expect("in memory")
+        };
+        assert!(!unreadable(b"a\nb", &mut out));
+        assert!(unreadable(b"a\n\nb", &mut out));
     }
 }

@@ -122,14 +122,7 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
     let stdin = std::io::stdin();
     let mut status = EXIT_CLEAN;
     let mut failure = None;
-    jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
-        let text = match text {
-            Ok(t) => t,
-            Err(problem) => {
-                status = EXIT_USAGE;
-                return problem.answer(line);
-            }
-        };
+    let unreadable = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
         match runstart::input::from_str::<RouteInput>(text) {
             Ok(input) => {
                 let (result, routed) = outcome(&input);
@@ -147,6 +140,9 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
             }
         }
     })?;
+    if unreadable {
+        status = EXIT_USAGE;
+    }
     if let Some(e) = failure {
         return Err(CliError::Usage(e));
     }

@@ -102,14 +102,7 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
     // `route --jsonl` does: 1 when a template does not parse, 2 when a line is not input.
     let stdin = std::io::stdin();
     let mut status = EXIT_CLEAN;
-    jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
-        let text = match text {
-            Ok(t) => t,
-            Err(problem) => {
-                status = EXIT_USAGE;
-                return problem.answer(line);
-            }
-        };
+    let unreadable = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::String(t)) => {
                 let reply = answer(&t);
@@ -130,6 +123,9 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
             }
         }
     })?;
+    if unreadable {
+        status = EXIT_USAGE;
+    }
     Ok(status)
 }
 

@@ -204,6 +204,19 @@ impl Ctx {
         Ok(())
     }
 
+    /// `>=lower <upper-0`, the pair a caret, a tilde and a partial version become; `upper` is
+    /// worked out only once `lower` is pushed, so a range fails on the first problem npm meets.
+    fn push_between(
+        &self,
+        lower: Piece<'_>,
+        upper: impl FnOnce() -> Result<[u64; 3], RangeError>,
+        tok: &[u8],
+        out: &mut Comparators,
+    ) -> Result<(), RangeError> {
+        self.push(lower, tok, out)?;
+        self.push(Piece::new(Op::Less, upper()?, ZERO), tok, out)
+    }
+
     /// Parses a comparator as node-semver's `Comparator` constructor does: `GTLT`, then a strict
     /// version with an optional `v`; the empty string is `*`.
     fn comparator_text(&self, s: &[u8]) -> Result<Comparator, RangeError> {
@@ -242,20 +255,21 @@ impl Ctx {
         let major_text = x.parts[0].unwrap_or_default();
         let major = number(major_text, tok)?;
         if x.is_x(1) {
-            self.push(Piece::new(Op::GreaterEq, [major, 0, 0], z), tok, out)?;
-            let upper = [successor(major_text, tok)?, 0, 0];
-            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+            let lower = Piece::new(Op::GreaterEq, [major, 0, 0], z);
+            return self.push_between(lower, || Ok([successor(major_text, tok)?, 0, 0]), tok, out);
         }
         let minor_text = x.parts[1].unwrap_or_default();
         let minor = number(minor_text, tok)?;
         if x.is_x(2) {
-            self.push(Piece::new(Op::GreaterEq, [major, minor, 0], z), tok, out)?;
-            let upper = if major_text == b"0" {
-                [major, successor(minor_text, tok)?, 0]
-            } else {
-                [successor(major_text, tok)?, 0, 0]
+            let lower = Piece::new(Op::GreaterEq, [major, minor, 0], z);
+            let upper = || {
+                Ok(if major_text == b"0" {
+                    [major, successor(minor_text, tok)?, 0]
+                } else {
+                    [successor(major_text, tok)?, 0, 0]
+                })
             };
-            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+            return self.push_between(lower, upper, tok, out);
         }
         let patch_text = x.parts[2].unwrap_or_default();
         let patch = number(patch_text, tok)?;
@@ -270,12 +284,8 @@ impl Ctx {
         };
         // A full version is its own lower bound, even with prereleases included: node-semver
         // 7.8 excludes `0.0.3-alpha` from `^0.0.3` under includePrerelease (7.7 wrote `-0`).
-        self.push(
-            Piece::new(Op::GreaterEq, [major, minor, patch], x.pre),
-            tok,
-            out,
-        )?;
-        self.push(Piece::new(Op::Less, upper, ZERO), tok, out)
+        let lower = Piece::new(Op::GreaterEq, [major, minor, patch], x.pre);
+        self.push_between(lower, || Ok(upper), tok, out)
     }
 
     /// npm's `replaceTilde` on a matched `~` / `~>` x-range. Like the caret, a partial version
@@ -289,28 +299,19 @@ impl Ctx {
         let major_text = x.parts[0].unwrap_or_default();
         let major = number(major_text, tok)?;
         if x.is_x(1) {
-            self.push(Piece::new(Op::GreaterEq, [major, 0, 0], self.z()), tok, out)?;
-            let upper = [successor(major_text, tok)?, 0, 0];
-            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+            let lower = Piece::new(Op::GreaterEq, [major, 0, 0], self.z());
+            return self.push_between(lower, || Ok([successor(major_text, tok)?, 0, 0]), tok, out);
         }
         let minor_text = x.parts[1].unwrap_or_default();
         let minor = number(minor_text, tok)?;
         let upper = [major, successor(minor_text, tok)?, 0];
         if x.is_x(2) {
-            self.push(
-                Piece::new(Op::GreaterEq, [major, minor, 0], self.z()),
-                tok,
-                out,
-            )?;
-            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+            let lower = Piece::new(Op::GreaterEq, [major, minor, 0], self.z());
+            return self.push_between(lower, || Ok(upper), tok, out);
         }
         let patch = number(x.parts[2].unwrap_or_default(), tok)?;
-        self.push(
-            Piece::new(Op::GreaterEq, [major, minor, patch], x.pre),
-            tok,
-            out,
-        )?;
-        self.push(Piece::new(Op::Less, upper, ZERO), tok, out)
+        let lower = Piece::new(Op::GreaterEq, [major, minor, patch], x.pre);
+        self.push_between(lower, || Ok(upper), tok, out)
     }
 
     /// npm's `replaceXRange` on a token matching `^GTLT\s*XRANGEPLAIN$`, with the
@@ -359,15 +360,18 @@ impl Ctx {
             return self.push(piece, tok, out);
         }
         if x_minor {
-            self.push(Piece::new(Op::GreaterEq, [major, 0, 0], z), tok, out)?;
-            let upper = [successor(major_text, tok)?, 0, 0];
-            return self.push(Piece::new(Op::Less, upper, ZERO), tok, out);
+            let lower = Piece::new(Op::GreaterEq, [major, 0, 0], z);
+            return self.push_between(lower, || Ok([successor(major_text, tok)?, 0, 0]), tok, out);
         }
         let minor_text = x.parts[1].unwrap_or_default();
         let minor = number(minor_text, tok)?;
-        self.push(Piece::new(Op::GreaterEq, [major, minor, 0], z), tok, out)?;
-        let upper = [major, successor(minor_text, tok)?, 0];
-        self.push(Piece::new(Op::Less, upper, ZERO), tok, out)
+        let lower = Piece::new(Op::GreaterEq, [major, minor, 0], z);
+        self.push_between(
+            lower,
+            || Ok([major, successor(minor_text, tok)?, 0]),
+            tok,
+            out,
+        )
     }
 
     /// node-semver's `parseComparator` and what follows it, for one space-free token.

@@ -1373,14 +1373,18 @@ impl<'s> Compiler<'s> {
 
     /// References, dynamic anchors, `const` and `enum`.
     #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
-    fn core_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
-        let Kw {
+    fn core_keyword(
+        &mut self,
+        cx: &mut Cx,
+        Kw {
             this,
             kw,
             value,
             path,
             ..
-        } = k;
+        }: Kw<'_, 's>,
+        out: &mut Vec<Step>,
+    ) -> R<()> {
         match kw {
             "$dynamicAnchor" => {
                 let Value::String(name) = value else {
@@ -1442,11 +1446,7 @@ impl<'s> Compiler<'s> {
                 path,
             }),
             "enum" => {
-                let Value::Array(values) = value else {
-                    return Err(SchemaError::invalid(
-                        "enum value must be [\"array\"]".to_owned(),
-                    ));
-                };
+                let values = array_value(kw, value)?;
                 if values.is_empty() {
                     return Err(SchemaError::invalid(
                         "enum must have non-empty array".to_owned(),
@@ -1465,10 +1465,14 @@ impl<'s> Compiler<'s> {
 
     /// `not`, `anyOf`/`oneOf`/`allOf` and `if`/`then`/`else`.
     #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
-    fn applicator_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
-        let Kw {
+    fn applicator_keyword(
+        &mut self,
+        cx: &mut Cx,
+        Kw {
             m, kw, value, path, ..
-        } = k;
+        }: Kw<'_, 's>,
+        out: &mut Vec<Step>,
+    ) -> R<()> {
         match kw {
             "not" => {
                 let node = if self.always_valid(value)? {
@@ -1479,11 +1483,7 @@ impl<'s> Compiler<'s> {
                 out.push(Step::Not { node, path });
             }
             "anyOf" | "oneOf" | "allOf" => {
-                let Value::Array(list) = value else {
-                    return Err(SchemaError::invalid(format!(
-                        "{kw} value must be [\"array\"]"
-                    )));
-                };
+                let list = array_value(kw, value)?;
                 if kw == "anyOf" {
                     for s in list {
                         if self.always_valid(s)? {
@@ -1652,22 +1652,22 @@ impl<'s> Compiler<'s> {
 
     /// `pattern`, `format` and the `format*` limits.
     #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
-    fn string_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
-        let Kw {
+    fn string_keyword(
+        &mut self,
+        cx: &mut Cx,
+        Kw {
             m,
             kw,
             value,
             path,
             group,
             ..
-        } = k;
+        }: Kw<'_, 's>,
+        out: &mut Vec<Step>,
+    ) -> R<()> {
         match kw {
             "pattern" => {
-                let Value::String(source) = value else {
-                    return Err(SchemaError::invalid(
-                        "pattern value must be \"string\"".to_owned(),
-                    ));
-                };
+                let source = string_value(kw, value)?;
                 let re = Pattern::compile(source)?;
                 out.push(Step::Pattern {
                     re,
@@ -1717,10 +1717,14 @@ impl<'s> Compiler<'s> {
 
     /// Array keywords: `uniqueItems`, `prefixItems`, `items`, `contains` and its bounds, `unevaluatedItems`.
     #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
-    fn array_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
-        let Kw {
+    fn array_keyword(
+        &mut self,
+        cx: &mut Cx,
+        Kw {
             m, kw, value, path, ..
-        } = k;
+        }: Kw<'_, 's>,
+        out: &mut Vec<Step>,
+    ) -> R<()> {
         match kw {
             "uniqueItems" => {
                 if value == &Value::Bool(true) {
@@ -1737,11 +1741,7 @@ impl<'s> Compiler<'s> {
                 }
             }
             "prefixItems" => {
-                let Value::Array(list) = value else {
-                    return Err(SchemaError::invalid(
-                        "prefixItems value must be [\"array\"]".to_owned(),
-                    ));
-                };
+                let list = array_value(kw, value)?;
                 let l = list.len() as f64;
                 let min = m.get("minItems").and_then(Value::as_f64);
                 let max = m.get("maxItems").and_then(Value::as_f64);
@@ -1829,17 +1829,17 @@ impl<'s> Compiler<'s> {
     /// Object keywords: `required`, `propertyNames`, `additionalProperties`,
     /// `unevaluatedProperties`.
     #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
-    fn object_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
-        let Kw {
+    fn object_keyword(
+        &mut self,
+        cx: &mut Cx,
+        Kw {
             m, kw, value, path, ..
-        } = k;
+        }: Kw<'_, 's>,
+        out: &mut Vec<Step>,
+    ) -> R<()> {
         match kw {
             "required" => {
-                let Value::Array(list) = value else {
-                    return Err(SchemaError::invalid(
-                        "required value must be [\"array\"]".to_owned(),
-                    ));
-                };
+                let list = array_value(kw, value)?;
                 if list.is_empty() {
                     return Ok(());
                 }
@@ -1938,17 +1938,17 @@ impl<'s> Compiler<'s> {
 
     /// `dependentRequired`, `dependentSchemas` and draft 7's `dependencies` (both kinds).
     #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
-    fn dependencies_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
-        let Kw {
+    fn dependencies_keyword(
+        &mut self,
+        cx: &mut Cx,
+        Kw {
             kw, value, path, ..
-        } = k;
+        }: Kw<'_, 's>,
+        out: &mut Vec<Step>,
+    ) -> R<()> {
         match kw {
             "dependentRequired" | "dependencies" | "dependentSchemas" => {
-                let Value::Object(deps) = value else {
-                    return Err(SchemaError::invalid(format!(
-                        "{kw} value must be \"object\""
-                    )));
-                };
+                let deps = object_value(kw, value)?;
                 let keyword: &'static str = match kw {
                     "dependentRequired" => "dependentRequired",
                     "dependencies" => "dependencies",
@@ -1997,17 +1997,17 @@ impl<'s> Compiler<'s> {
 
     /// `properties` and `patternProperties`.
     #[allow(clippy::collapsible_match)] // guards inside the arms read closer to Ajv
-    fn properties_keyword(&mut self, cx: &mut Cx, k: Kw<'_, 's>, out: &mut Vec<Step>) -> R<()> {
-        let Kw {
+    fn properties_keyword(
+        &mut self,
+        cx: &mut Cx,
+        Kw {
             m, kw, value, path, ..
-        } = k;
+        }: Kw<'_, 's>,
+        out: &mut Vec<Step>,
+    ) -> R<()> {
         match kw {
             "properties" => {
-                let Value::Object(props) = value else {
-                    return Err(SchemaError::invalid(
-                        "properties value must be \"object\"".to_owned(),
-                    ));
-                };
+                let props = object_value(kw, value)?;
                 let names: Vec<&String> = props.keys().filter(|k| *k != "__proto__").collect();
                 for n in &names {
                     cx.defined.borrow_mut().insert((*n).clone());
@@ -2035,11 +2035,7 @@ impl<'s> Compiler<'s> {
                 out.push(Step::Properties(compiled));
             }
             "patternProperties" => {
-                let Value::Object(pats) = value else {
-                    return Err(SchemaError::invalid(
-                        "patternProperties value must be \"object\"".to_owned(),
-                    ));
-                };
+                let pats = object_value(kw, value)?;
                 let names: Vec<&String> = pats.keys().filter(|k| *k != "__proto__").collect();
                 let mut always = Vec::new();
                 for n in &names {
@@ -2096,6 +2092,28 @@ struct Kw<'k, 's> {
     value: &'s Value,
     path: String,
     group: Option<Group>,
+}
+
+/// An array keyword's value (`enum`, `allOf`, `required`, …).
+fn array_value<'v>(kw: &str, v: &'v Value) -> R<&'v Vec<Value>> {
+    v.as_array()
+        .ok_or_else(|| SchemaError::invalid(format!("{kw} value must be [\"array\"]")))
+}
+
+/// An object keyword's value (`properties`, `dependentSchemas`, …).
+fn object_value<'v>(kw: &str, v: &'v Value) -> R<&'v serde_json::Map<String, Value>> {
+    v.as_object()
+        .ok_or_else(|| SchemaError::invalid(format!("{kw} value must be \"object\"")))
+}
+
+/// A string keyword's value (`pattern`).
+fn string_value<'v>(kw: &str, v: &'v Value) -> R<&'v String> {
+    match v {
+        Value::String(s) => Ok(s),
+        _ => Err(SchemaError::invalid(format!(
+            "{kw} value must be \"string\""
+        ))),
+    }
 }
 
 /// A numeric keyword's value.

@@ -369,19 +369,15 @@ impl SchemaCache {
     }
 
     /// Issues for `schema` at `pointer` when it does not compile: one [`IssueCode::SchemaCompile`]
-    /// issue per reason, message `Inline schema failed to compile: <why>` (upstream's form).
+    /// issue, message `Inline schema failed to compile: <why>` (upstream's form).
     pub fn compile_issues(&self, schema: &Value, pointer: &str) -> Vec<Issue> {
         match self.get(schema).as_ref() {
             Ok(_) => Vec::new(),
-            Err(why) => std::iter::once(why)
-                .map(|w| {
-                    Issue::error(
-                        IssueCode::SchemaCompile,
-                        pointer,
-                        format!("Inline schema failed to compile: {w}"),
-                    )
-                })
-                .collect(),
+            Err(why) => vec![Issue::error(
+                IssueCode::SchemaCompile,
+                pointer,
+                format!("Inline schema failed to compile: {why}"),
+            )],
         }
     }
 }

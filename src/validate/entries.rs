@@ -63,15 +63,11 @@ fn check_schema(schema: &serde_json::Value, pointer: &str) -> Vec<Issue> {
     }
     match CompiledSchema::compile_lenient_checked(schema) {
         Ok(_) => Vec::new(),
-        Err(why) => std::iter::once(why)
-            .map(|w| {
-                Issue::error(
-                    IssueCode::SchemaCompile,
-                    pointer,
-                    format!("the schema does not compile: {w}"),
-                )
-            })
-            .collect(),
+        Err(why) => vec![Issue::error(
+            IssueCode::SchemaCompile,
+            pointer,
+            format!("the schema does not compile: {why}"),
+        )],
     }
 }
 
