@@ -71,8 +71,8 @@ pub use error::{
 pub use explain::{ExplainedOutcome, Explanation, RequirementOutcome, TupleExplanation, explain};
 pub use policy::merge_tenant_policies;
 pub use registry::{
-    PROVIDER_LABEL_MANAGED_BY, PROVIDER_LABEL_VALUE_MAX_LENGTH, PROVIDER_LABELS_MAX_KEYS,
-    ProviderRegistry, RegistryError, validate_provider_labels,
+    InvalidProviderReason, PROVIDER_LABEL_MANAGED_BY, PROVIDER_LABEL_VALUE_MAX_LENGTH,
+    PROVIDER_LABELS_MAX_KEYS, ProviderRegistry, RegistryError, validate_provider_labels,
 };
 pub use snapshot::{RouteRequest, RouteSnapshot, Routed, Scratch};
 pub use wire::{

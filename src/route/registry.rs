@@ -13,6 +13,71 @@ pub const PROVIDER_LABELS_MAX_KEYS: usize = 32;
 /// At most this many UTF-16 code units per label value.
 pub const PROVIDER_LABEL_VALUE_MAX_LENGTH: usize = 256;
 
+/// Why provider metadata was refused: upstream's `reason` of an `invalid-provider` error
+/// (router.md §4.1, checks in spec order), plus runstart's `invalid-shape`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum InvalidProviderReason {
+    /// `invalid-shape`: the JSON passed every upstream check but does not fit the typed
+    /// model (upstream, being untyped, has no such check).
+    InvalidShape,
+    /// `empty-id`: `id` is missing or empty.
+    EmptyId,
+    /// `empty-region`: `region` is missing or empty.
+    EmptyRegion,
+    /// `empty-models`: `models` is missing or empty.
+    EmptyModels,
+    /// `empty-model-name`: a model's `name` is missing or empty.
+    EmptyModelName,
+    /// `duplicate-model-name`: two models share a `name`.
+    DuplicateModelName,
+    /// `invalid-context-window`: a model's `contextWindow` is not a positive integer.
+    InvalidContextWindow,
+    /// `invalid-cost`: a model's prompt or completion price is missing or negative.
+    InvalidCost,
+    /// `invalid-p95-latency`: a model's `p95LatencyMs` is present and not a number ≥ 0.
+    InvalidP95Latency,
+    /// `invalid-max-output-tokens`: a model's `maxOutputTokens` is present and not a positive
+    /// integer.
+    InvalidMaxOutputTokens,
+    /// `invalid-sampling`: a model's sampling ranges are malformed.
+    InvalidSampling,
+    /// `invalid-thinking`: a model's thinking settings are malformed.
+    InvalidThinking,
+    /// `unknown-default-model`: `defaultModel` names no model of the provider.
+    UnknownDefaultModel,
+    /// `invalid-labels`: `labels` break a limit (key count, key or value length, value type).
+    InvalidLabels,
+}
+
+impl InvalidProviderReason {
+    /// Upstream's kebab-case `reason` string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvalidProviderReason::InvalidShape => "invalid-shape",
+            InvalidProviderReason::EmptyId => "empty-id",
+            InvalidProviderReason::EmptyRegion => "empty-region",
+            InvalidProviderReason::EmptyModels => "empty-models",
+            InvalidProviderReason::EmptyModelName => "empty-model-name",
+            InvalidProviderReason::DuplicateModelName => "duplicate-model-name",
+            InvalidProviderReason::InvalidContextWindow => "invalid-context-window",
+            InvalidProviderReason::InvalidCost => "invalid-cost",
+            InvalidProviderReason::InvalidP95Latency => "invalid-p95-latency",
+            InvalidProviderReason::InvalidMaxOutputTokens => "invalid-max-output-tokens",
+            InvalidProviderReason::InvalidSampling => "invalid-sampling",
+            InvalidProviderReason::InvalidThinking => "invalid-thinking",
+            InvalidProviderReason::UnknownDefaultModel => "unknown-default-model",
+            InvalidProviderReason::InvalidLabels => "invalid-labels",
+        }
+    }
+}
+
+impl std::fmt::Display for InvalidProviderReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a registration was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -20,10 +85,8 @@ pub enum RegistryError {
     /// `invalid-provider`: a metadata check failed (spec §4.1 table, checks 1–13).
     #[error("{message}")]
     InvalidProvider {
-        /// Upstream's `reason` (`empty-id`, `invalid-cost`, …), or `invalid-shape` when the
-        /// JSON passed every upstream check but does not fit the typed model (upstream, being
-        /// untyped, has no such check).
-        reason: &'static str,
+        /// Upstream's `reason` (`empty-id`, `invalid-cost`, …), or `invalid-shape`.
+        reason: InvalidProviderReason,
         /// Upstream's message.
         message: String,
     },
@@ -58,16 +121,16 @@ impl RegistryError {
     }
 
     /// The `reason` of an `invalid-provider` error.
-    pub fn reason(&self) -> Option<&'static str> {
+    pub fn reason(&self) -> Option<InvalidProviderReason> {
         match self {
-            RegistryError::InvalidProvider { reason, .. } => Some(reason),
+            RegistryError::InvalidProvider { reason, .. } => Some(*reason),
             RegistryError::DuplicateProvider { .. } => None,
             RegistryError::Seed { source, .. } => source.reason(),
         }
     }
 }
 
-fn invalid(reason: &'static str, message: String) -> RegistryError {
+fn invalid(reason: InvalidProviderReason, message: String) -> RegistryError {
     RegistryError::InvalidProvider { reason, message }
 }
 
@@ -157,8 +220,12 @@ impl ProviderRegistry {
         tenant_id: &str,
         provider: ProviderMetadata,
     ) -> Result<(), RegistryError> {
-        let value = serde_json::to_value(&provider)
-            .map_err(|e| invalid("invalid-shape", format!("provider \"{}\" {e}", provider.id)))?;
+        let value = serde_json::to_value(&provider).map_err(|e| {
+            invalid(
+                InvalidProviderReason::InvalidShape,
+                format!("provider \"{}\" {e}", provider.id),
+            )
+        })?;
         validate_provider(&value)?;
         self.insert(tenant_id, provider)
     }
@@ -181,7 +248,10 @@ impl ProviderRegistry {
                 .get("id")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            invalid("invalid-shape", format!("provider \"{id}\" {e}"))
+            invalid(
+                InvalidProviderReason::InvalidShape,
+                format!("provider \"{id}\" {e}"),
+            )
         })?;
         self.insert(tenant_id, typed)
     }
@@ -261,11 +331,14 @@ fn is_integer(x: f64) -> bool {
 /// function) has no counterpart, as metadata carries no code here.
 fn validate_provider(v: &Value) -> Result<(), RegistryError> {
     let Some(id) = non_empty_str(v.get("id")) else {
-        return Err(invalid("empty-id", "provider.metadata.id required".into()));
+        return Err(invalid(
+            InvalidProviderReason::EmptyId,
+            "provider.metadata.id required".into(),
+        ));
     };
     if non_empty_str(v.get("region")).is_none() {
         return Err(invalid(
-            "empty-region",
+            InvalidProviderReason::EmptyRegion,
             format!("provider \"{id}\" missing metadata.region"),
         ));
     }
@@ -273,7 +346,7 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
         Some(m) if !m.is_empty() => m,
         _ => {
             return Err(invalid(
-                "empty-models",
+                InvalidProviderReason::EmptyModels,
                 format!("provider \"{id}\" must expose at least one model in metadata.models[]"),
             ));
         }
@@ -282,13 +355,13 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
     for m in models {
         let Some(name) = non_empty_str(m.get("name")) else {
             return Err(invalid(
-                "empty-model-name",
+                InvalidProviderReason::EmptyModelName,
                 format!("provider \"{id}\" has a model with empty name"),
             ));
         };
         if names.contains(&name) {
             return Err(invalid(
-                "duplicate-model-name",
+                InvalidProviderReason::DuplicateModelName,
                 format!(
                     "provider \"{id}\" declares model \"{name}\" more than once in metadata.models[]"
                 ),
@@ -298,7 +371,7 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
         let num = |k: &str| m.get(k).and_then(Value::as_f64);
         if !num("contextWindow").is_some_and(|x| x > 0.0 && is_integer(x)) {
             return Err(invalid(
-                "invalid-context-window",
+                InvalidProviderReason::InvalidContextWindow,
                 format!(
                     "provider \"{id}\" model \"{name}\" contextWindow must be a positive integer"
                 ),
@@ -310,7 +383,7 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
             && price("completionUsdPer1kTokens").is_some_and(|x| x >= 0.0))
         {
             return Err(invalid(
-                "invalid-cost",
+                InvalidProviderReason::InvalidCost,
                 format!(
                     "provider \"{id}\" model \"{name}\" cost table must have non-negative promptUsdPer1kTokens + completionUsdPer1kTokens"
                 ),
@@ -318,7 +391,7 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
         }
         if !(absent(m.get("p95LatencyMs")) || num("p95LatencyMs").is_some_and(|x| x >= 0.0)) {
             return Err(invalid(
-                "invalid-p95-latency",
+                InvalidProviderReason::InvalidP95Latency,
                 format!(
                     "provider \"{id}\" model \"{name}\" p95LatencyMs must be a non-negative number"
                 ),
@@ -328,7 +401,7 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
             || num("maxOutputTokens").is_some_and(|x| x > 0.0 && is_integer(x)))
         {
             return Err(invalid(
-                "invalid-max-output-tokens",
+                InvalidProviderReason::InvalidMaxOutputTokens,
                 format!(
                     "provider \"{id}\" model \"{name}\" maxOutputTokens must be a positive integer"
                 ),
@@ -336,13 +409,13 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
         }
         if !(absent(m.get("sampling")) || m.get("sampling").is_some_and(Value::is_boolean)) {
             return Err(invalid(
-                "invalid-sampling",
+                InvalidProviderReason::InvalidSampling,
                 format!("provider \"{id}\" model \"{name}\" sampling must be true or false"),
             ));
         }
         if !(absent(m.get("thinking")) || thinking_ok(m.get("thinking"))) {
             return Err(invalid(
-                "invalid-thinking",
+                InvalidProviderReason::InvalidThinking,
                 format!(
                     "provider \"{id}\" model \"{name}\" thinking must be {{ mode: 'adaptive' | 'always', lowest: <the vendor's setting> }}"
                 ),
@@ -354,7 +427,7 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
     {
         let shown = dm.as_str().map_or_else(|| dm.to_string(), str::to_owned);
         return Err(invalid(
-            "unknown-default-model",
+            InvalidProviderReason::UnknownDefaultModel,
             format!(
                 "provider \"{id}\" defaultModel \"{shown}\" isn't one of its models ({})",
                 names.join(", ")
@@ -418,7 +491,7 @@ pub fn validate_provider_labels(
 ) -> Result<(), RegistryError> {
     let fail = |detail: String| {
         Err(invalid(
-            "invalid-labels",
+            InvalidProviderReason::InvalidLabels,
             format!("provider \"{provider_id}\" labels {detail}"),
         ))
     };
@@ -467,7 +540,7 @@ mod tests {
         let mut r = ProviderRegistry::new();
         match r.register_value("t", &v) {
             Ok(()) => (None, String::new()),
-            Err(e) => (e.reason(), e.to_string()),
+            Err(e) => (e.reason().map(InvalidProviderReason::as_str), e.to_string()),
         }
     }
 

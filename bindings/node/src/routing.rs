@@ -256,7 +256,7 @@ pub fn registry_failure(e: runstart::route::RegistryError) -> Failure {
         (runstart::route::RegistryError::DuplicateProvider { provider_id, .. }, _) => {
             serde_json::json!({ "providerId": provider_id })
         }
-        (_, Some(reason)) => serde_json::json!({ "reason": reason }),
+        (_, Some(reason)) => serde_json::json!({ "reason": reason.as_str() }),
         (_, None) => serde_json::json!({}),
     };
     Failure::new(code, e.to_string()).with_extra(extra)
