@@ -49,8 +49,6 @@ impl Segment {
 pub struct VariableRef {
     segments: Vec<Segment>,
     offset: usize,
-    /// Whether the template binds the root's name anywhere (see [`VariableRef::root_bound`]).
-    root_bound: bool,
 }
 
 impl VariableRef {
@@ -62,15 +60,6 @@ impl VariableRef {
     /// Byte offset of the variable's token in the template.
     pub fn offset(&self) -> usize {
         self.offset
-    }
-
-    /// Whether the template binds this read's root name somewhere (`assign`, `capture`,
-    /// `increment`, `decrement`, a loop variable, or `forloop`, `tablerowloop`, `block` where
-    /// those exist): the analysis scopes such names as LiquidJS's does, which a render need
-    /// not follow (an `assign` in a branch not taken, a loop's `else`), so a read the
-    /// analysis takes as local may read the global.
-    pub(crate) fn root_bound(&self) -> bool {
-        self.root_bound
     }
 
     /// The root name (`None` if the path starts with a number or is empty).
@@ -161,19 +150,11 @@ struct Analyzer<'s> {
     unsupported: Vec<(usize, String)>,
     /// Whether a `for` reads `continue` in its arguments (`offset: continue`).
     reads_continue: bool,
-    /// Every name the template binds anywhere (see [`VariableRef::root_bound`]).
-    bound: Vec<&'s str>,
     /// Whether a render may read a global no reported path names (see [`Analysis::opaque`]).
     opaque: bool,
 }
 
 impl<'s> Analyzer<'s> {
-    fn bind(&mut self, name: &'s str) {
-        if !self.bound.contains(&name) {
-            self.bound.push(name);
-        }
-    }
-
     fn in_scope(&self, name: &str) -> bool {
         self.template_scope.contains(&name) || self.blocks.iter().any(|b| b.contains(&name))
     }
@@ -187,11 +168,7 @@ impl<'s> Analyzer<'s> {
         }
         match segments.first() {
             Some(Segment::Key(root)) if !self.in_scope(root) => {
-                self.globals.push(VariableRef {
-                    segments,
-                    offset,
-                    root_bound: false,
-                });
+                self.globals.push(VariableRef { segments, offset });
             }
             Some(Segment::Key(_)) => {}
             // `[k]`: the global's name is a value
@@ -206,8 +183,7 @@ impl<'s> Analyzer<'s> {
                 self.expr(r);
             }
             ExprKind::Path { .. } => {
-                self.opaque |= has_hidden_key(e);
-                let segs = path_segments(self.src, e);
+                let segs = path_segments(self.src, e, &mut self.opaque);
                 if !segs.is_empty() {
                     self.variable(segs, e.begin);
                 }
@@ -289,8 +265,6 @@ impl<'s> Analyzer<'s> {
                             .is_some_and(|t| t.contains("continue"));
                     }
                 }
-                self.bind(head.var.as_str());
-                self.bind("forloop");
                 self.blocks.push([head.var.as_str(), "forloop"]);
                 self.nodes(body);
                 self.nodes(else_body);
@@ -303,8 +277,6 @@ impl<'s> Analyzer<'s> {
                         self.expr(e);
                     }
                 }
-                self.bind(head.var.as_str());
-                self.bind("tablerowloop");
                 self.blocks.push([head.var.as_str(), "tablerowloop"]);
                 self.nodes(body);
                 self.blocks.pop();
@@ -322,21 +294,17 @@ impl<'s> Analyzer<'s> {
             Node::Assign { name, value } => {
                 self.filtered(value);
                 self.template_scope.push(name.get(self.src));
-                self.bind(name.get(self.src));
             }
             Node::Capture { name, body } => {
                 self.template_scope.push(name.get(self.src));
-                self.bind(name.get(self.src));
                 self.nodes(body);
             }
             Node::Increment(name) | Node::Decrement(name) => {
                 self.template_scope.push(name.get(self.src));
-                self.bind(name.get(self.src));
             }
             Node::Liquid(nodes) => self.nodes(nodes),
             Node::Block(body) => {
                 // `block.super` is the parent block, a local
-                self.bind("block");
                 self.blocks.push(["block", "block"]);
                 self.nodes(body);
                 self.blocks.pop();
@@ -370,33 +338,20 @@ impl<'s> Analyzer<'s> {
     }
 }
 
-/// Whether a path has a part the analysis cannot see (a key `a[nil]`, `a[(1..n)]`, or a
-/// range it starts from, `(1..n).size`), at any depth: the render evaluates it, and it may
-/// read globals.
-fn has_hidden_key(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Path { root, props } => {
-            root.as_deref()
-                .is_some_and(|r| matches!(r.kind, ExprKind::Range(..)))
-                || props.as_slice().iter().any(|p| match p {
-                    Prop::Other(_) => true,
-                    Prop::Path(inner) => has_hidden_key(inner),
-                    _ => false,
-                })
-        }
-        _ => false,
-    }
-}
-
 /// The segments of a property-access expression, as `extractPropertyAccessVariable` builds
 /// them: a leading string or number counts, a leading literal or range does not, and bracket
 /// keys that are literals or ranges are skipped.
-fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
+///
+/// Sets `hidden` when the path has a part the analysis cannot see, at any depth: a key
+/// `a[nil]`, `a[(1..n)]`, or a range it starts from, `(1..n).size`. The render evaluates
+/// those, and they may read globals.
+fn path_segments(src: &str, e: &Expr, hidden: &mut bool) -> Vec<Segment> {
     let mut segs = Vec::new();
     if let ExprKind::Path { root, props } = &e.kind {
         match root.as_deref().map(|r| &r.kind) {
             Some(ExprKind::Str(s)) => segs.push(Segment::Key(s.get(src).to_string())),
             Some(ExprKind::Num(n)) => segs.push(Segment::Index(*n)),
+            Some(ExprKind::Range(..)) => *hidden = true,
             _ => {}
         }
         for p in props.as_slice() {
@@ -406,8 +361,10 @@ fn path_segments(src: &str, e: &Expr) -> Vec<Segment> {
                 }
                 Prop::Quoted(s) => segs.push(Segment::Key(s.get(src).to_string())),
                 Prop::Num(n) => segs.push(Segment::Index(*n)),
-                Prop::Path(inner) => segs.push(Segment::Variable(path_segments(src, inner))),
-                Prop::Other(_) => {}
+                Prop::Path(inner) => {
+                    segs.push(Segment::Variable(path_segments(src, inner, hidden)))
+                }
+                Prop::Other(_) => *hidden = true,
             }
         }
     }
@@ -447,6 +404,46 @@ pub(crate) struct Analysis {
     pub(crate) opaque: bool,
 }
 
+/// Whether the template binds `name` anywhere: an `assign`, `capture`, `increment` or
+/// `decrement` of it, a loop variable of that name, or `forloop`, `tablerowloop`, `block`
+/// where those exist. The analysis scopes such names as LiquidJS's does, which a render need
+/// not follow (an `assign` in a branch not taken, a loop's `else`), so a read the analysis
+/// takes as local may read the global; [`super::CompiledTemplate::read_paths`] reads these
+/// roots whole. Walked on demand: parsing does not pay for it.
+pub(crate) fn binds(src: &str, nodes: &[Node], name: &str) -> bool {
+    nodes.iter().any(|n| match n {
+        Node::Assign { name: bound, .. } | Node::Increment(bound) | Node::Decrement(bound) => {
+            bound.get(src) == name
+        }
+        Node::Capture { name: bound, body } => bound.get(src) == name || binds(src, body, name),
+        Node::For {
+            head,
+            body,
+            else_body,
+        } => {
+            head.var == name
+                || name == "forloop"
+                || binds(src, body, name)
+                || binds(src, else_body, name)
+        }
+        Node::Tablerow { head, body } => {
+            head.var == name || name == "tablerowloop" || binds(src, body, name)
+        }
+        Node::If {
+            branches,
+            else_body,
+            ..
+        } => branches.iter().any(|b| binds(src, &b.body, name)) || binds(src, else_body, name),
+        Node::Case {
+            whens, else_body, ..
+        } => whens.iter().any(|(_, body)| binds(src, body, name)) || binds(src, else_body, name),
+        Node::Liquid(body) => binds(src, body, name),
+        Node::Block(body) => name == "block" || binds(src, body, name),
+        Node::Partial(p) => binds(src, &p.body, name),
+        _ => false,
+    })
+}
+
 pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
     let mut a = Analyzer {
         src,
@@ -456,15 +453,9 @@ pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
         partials: Vec::new(),
         unsupported: Vec::new(),
         reads_continue: false,
-        bound: Vec::new(),
         opaque: false,
     };
     a.nodes(nodes);
-    if !a.bound.is_empty() {
-        for read in &mut a.globals {
-            read.root_bound = read.root().is_some_and(|r| a.bound.contains(&r));
-        }
-    }
     Analysis {
         reads: a.globals,
         partials: a.partials,

@@ -128,7 +128,7 @@ impl CompiledTemplate {
             .filter_map(|read| {
                 let root = read.root()?;
                 let mut keys = Vec::new();
-                if !read.root_bound() {
+                if !analysis::binds(&self.source, &self.nodes, root) {
                     for segment in &read.segments()[1..] {
                         match segment {
                             analysis::Segment::Key(k)
