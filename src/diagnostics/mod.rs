@@ -75,6 +75,20 @@ pub struct Issue {
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     params: Map<String, Value>,
     message: String,
+    /// Where in the file's text the problem is, when the issue knows it better than its
+    /// pointer does (a JSON syntax error has no pointer to a value). Not part of the wire
+    /// form, which carries the same numbers as the `line` and `column` params.
+    #[serde(skip)]
+    position: Option<Position>,
+}
+
+/// A place in a file's text: 1-based line and column (columns count characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// Line, from 1.
+    pub line: usize,
+    /// Column, from 1.
+    pub column: usize,
 }
 
 impl Issue {
@@ -93,6 +107,7 @@ impl Issue {
             keyword: None,
             params: Map::new(),
             message: message.into(),
+            position: None,
         }
     }
 
@@ -133,6 +148,20 @@ impl Issue {
     pub fn with_param(mut self, name: impl Into<String>, value: impl Into<Value>) -> Issue {
         self.params.insert(name.into(), value.into());
         self
+    }
+
+    /// Sets where in the file's text the problem is (1-based `line` and `column`), also
+    /// written as the `line` and `column` params of the wire form. The human renderer
+    /// prints this position instead of looking the pointer up.
+    #[must_use]
+    pub fn with_position(mut self, line: usize, column: usize) -> Issue {
+        self.position = Some(Position { line, column });
+        self.with_param("line", line).with_param("column", column)
+    }
+
+    /// Where in the file's text the problem is, when the issue was given a position.
+    pub fn position(&self) -> Option<Position> {
+        self.position
     }
 
     /// Changes the severity (used when a rule is configured down to a warning).

@@ -42,11 +42,9 @@ pub fn human(file_name: &str, source: Option<&str>, report: &Report) -> String {
 /// Codes of refusals that concern the whole file before it was parsed: no position.
 const POSITIONLESS: &[IssueCode] = &[IssueCode::IndexTooLarge];
 
-/// The `line` and `column` params an issue carries (JSON syntax errors and the like).
+/// The position an issue was given (JSON syntax errors and the like).
 fn explicit_position(issue: &Issue) -> Option<(usize, usize)> {
-    let line = issue.params().get("line")?.as_u64()?;
-    let column = issue.params().get("column")?.as_u64()?;
-    Some((usize::try_from(line).ok()?, usize::try_from(column).ok()?))
+    issue.position().map(|p| (p.line, p.column))
 }
 
 fn line(out: &mut String, file: &str, spans: Option<&(SpanMap, LineIndex<'_>)>, issue: &Issue) {
@@ -124,11 +122,7 @@ mod tests {
     #[test]
     fn explicit_line_params_win_and_missing_source_omits_position() {
         let mut r = Report::new();
-        r.push(
-            Issue::error(IssueCode::JsonSyntax, "", "EOF while parsing")
-                .with_param("line", 7)
-                .with_param("column", 3),
-        );
+        r.push(Issue::error(IssueCode::JsonSyntax, "", "EOF while parsing").with_position(7, 3));
         assert_eq!(
             human("x.json", None, &r),
             "x.json:7:3: error[json-syntax] \"\": EOF while parsing\n"

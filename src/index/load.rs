@@ -186,8 +186,7 @@ fn text_of<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str, Box<Issue>> 
                 "",
                 format!("the file is not UTF-8: invalid byte sequence at byte {at}"),
             )
-            .with_param("line", line)
-            .with_param("column", column),
+            .with_position(line, column),
         )
     })
 }
@@ -217,8 +216,7 @@ fn document_of(text: &str, limits: &Limits) -> Result<Value, Box<Issue>> {
                     limits.max_json_depth()
                 ),
             )
-            .with_param("line", line)
-            .with_param("column", column),
+            .with_position(line, column),
         ));
     }
     parsed.unwrap_or_else(|| parse_document(text)).map_err(|e| {
@@ -229,10 +227,9 @@ fn document_of(text: &str, limits: &Limits) -> Result<Value, Box<Issue>> {
                 "",
                 format!("invalid JSON: {message}"),
             )
-            .with_param("line", e.line())
             // serde_json says column 0 when the text ends right after a newline;
             // columns are 1-based everywhere else.
-            .with_param("column", e.column().max(1)),
+            .with_position(e.line(), e.column().max(1)),
         )
     })
 }

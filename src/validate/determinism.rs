@@ -29,8 +29,7 @@ pub(super) fn check_canonical(text: &str, document: &Value, report: &mut Report)
                  without a fraction and a trailing newline; run `runstart fmt` on the file or re-index the pack"
             ),
         )
-        .with_param("line", line)
-        .with_param("column", 1),
+        .with_position(line, 1),
     );
 }
 
