@@ -371,6 +371,89 @@ test('a render sends only the parts of objects it reads, and sees every change t
   }
 });
 
+test('generated templates and in-place changes: a reused template answers as one that sends every value whole', () => {
+  // A seeded generator of templates over nested paths (`size`, `first`, indexes, loops,
+  // conditional assigns, `json`) and of contexts changed in place between renders. The
+  // oracle is the same template behind a computed name that never runs
+  // (`{% if false %}{{ [k] }}{% endif %}`), which makes the loader send every value whole
+  // and fresh each time.
+  let seed = 7;
+  const rnd = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x7fffffff;
+  };
+  const pick = (a) => a[Math.floor(rnd() * a.length)];
+  const roots = ['a', 'b', 'input', 'settings'];
+  const keys = ['x', 'y', 'size', 'first', '0', 'toJSON'];
+  const path = () => {
+    let p = pick(roots);
+    for (let n = Math.floor(rnd() * 3); n > 0; n--) {
+      const k = pick(keys);
+      p += rnd() < 0.3 ? `["${k}"]` : /^\d/.test(k) ? `[${k}]` : `.${k}`;
+    }
+    return p;
+  };
+  const template = () =>
+    Array.from({ length: 1 + Math.floor(rnd() * 3) }, () =>
+      pick([
+        () => `{{ ${path()} }}`,
+        () => `{{ ${path()} | json }}`,
+        () => `{% for i in ${path()} %}{{ i }}{% endfor %}`,
+        () => `{% if false %}{% assign ${pick(roots)} = 1 %}{% endif %}{{ ${path()} }}`,
+        () => `{{ ${path()} | size }}`,
+      ])(),
+    ).join('|');
+  const value = (depth = 0) => {
+    const r = rnd();
+    if (depth > 2 || r < 0.35) return pick([1, 'ab', null, true, '', undefined]);
+    if (r < 0.5) return Array.from({ length: Math.floor(rnd() * 4) }, () => value(depth + 1));
+    if (r < 0.55) return { toJSON: () => ({ x: 'tj' }) };
+    if (r < 0.6) return Object.assign(Object.create(null), { x: value(depth + 1) });
+    const o = {};
+    for (let n = Math.floor(rnd() * 4); n > 0; n--) o[pick(['x', 'y', 'size', 'first', '0'])] = value(depth + 1);
+    return o;
+  };
+  const mutate = (ctx) => {
+    let o = pick([ctx.parameters, ctx.input, ctx.settings]);
+    for (let i = 0; i < 3 && o && typeof o === 'object' && typeof o.toJSON !== 'function'; i++) {
+      const ks = Object.keys(o);
+      if (ks.length === 0 || rnd() < 0.4) break;
+      const next = o[pick(ks)];
+      if (!next || typeof next !== 'object') break;
+      o = next;
+    }
+    if (!o || typeof o !== 'object' || typeof o.toJSON === 'function') return;
+    if (Array.isArray(o)) {
+      if (rnd() < 0.5) o.push(value(2));
+      else o.pop();
+    } else if (rnd() < 0.6) o[pick(['x', 'y', 'size', 'first', '0'])] = value(1);
+    else delete o[pick(Object.keys(o).concat('x'))];
+    if (rnd() < 0.05) ctx.input = rnd() < 0.5 ? undefined : value();
+  };
+  const answer = (agent, ctx) => {
+    const r = renderInstructions(agent, ctx);
+    return r.ok ? `ok ${r.value.rendered}` : `${r.error.code} ${r.error.message}`;
+  };
+  let renders = 0;
+  for (let t = 0; t < 400; t++) {
+    const instructions = template();
+    const agent = { id: 'acme.g', name: 'G', version: '1.0.0', instructions, parameters: [] };
+    const ctx = {
+      parameters: { a: value(), b: value() },
+      input: rnd() < 0.7 ? value() : undefined,
+      settings: { x: value(1), y: value(1) },
+      clock: () => new Date(1e12),
+    };
+    for (let step = 0; step < 10; step++) {
+      const whole = { ...agent, instructions: `{% if false %}{{ [k${t}s${step}] }}{% endif %}${instructions}` };
+      assert.equal(answer(agent, ctx), answer(whole, ctx), `template ${JSON.stringify(instructions)}, step ${step}`);
+      renders++;
+      mutate(ctx);
+    }
+  }
+  assert.equal(renders, 4000);
+});
+
 test('a render reached from inside another answers for itself and leaves the outer one intact', () => {
   const clock = () => new Date('2026-09-17T15:30:00.000Z');
   const inner = { id: 'acme.i', name: 'I', version: '1.0.0', instructions: 'inner {{ x }}', parameters: [] };
