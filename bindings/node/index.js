@@ -472,10 +472,11 @@ const NAMES_PER_TEMPLATE_CAP = 256;
  * Where a variable path may start with `[` (a computed name, reading a global whose name need
  * not appear in the text): a `[` that does not follow a name, a `]` or a `)`; one right after a
  * whitespace-control `-` (`{{-[k]}}`); and one right after a tag name or keyword, which a name
- * cannot be told from without parsing (`{%if[k]%}`, `echo[k]`). Over-matching only sends more.
+ * cannot be told from without parsing (`{%if[k]%}`, `{%-echo[k]%}`, `echo[k]`). Over-matching
+ * only sends more.
  */
 const COMPUTED_NAME =
-  /(?:^|[^\w\])?-])\[|\{[{%]-\s*\[|(?:^|[^\w.-])(?:if|elsif|unless|case|when|for|in|echo|and|or|contains|tablerow|cycle|with|by|limit|offset|cols|else)\[/;
+  /(?:^|[^\w\])?-])\[|\{[{%]-\s*\[|(?:^|[^\w.])(?:if|elsif|unless|case|when|for|in|echo|and|or|contains|tablerow|cycle|with|by|limit|offset|cols|else)\[/;
 
 /** How many renders are in progress on this thread (more than one: a nested render). */
 let renderDepth = 0;
@@ -592,6 +593,15 @@ const RECORD = Symbol('record');
 const OPAQUE = Symbol('opaque');
 
 const isEnumerable = Object.prototype.propertyIsEnumerable;
+
+/**
+ * Whether the caller supplies parameter `name`: an own enumerable key whose value is not
+ * `undefined`. Upstream merges parameters with an object spread, which copies only own
+ * enumerable keys, so a non-enumerable one counts as missing whether or not the text names it.
+ */
+function isSupplied(parameters, name) {
+  return isEnumerable.call(parameters, name) && parameters[name] !== undefined;
+}
 
 /**
  * Pushes onto `made` what a render reads of `value` through `tree` (`null`: all of it): the
@@ -787,7 +797,7 @@ function renderPayload(entry, template, declared, context, now, identity) {
     const named = occurs(entry, template, String(p.name));
     const d = p.default;
     if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) walk.plain = false;
-    made.push(p.name, p.required, named ? d : d === undefined, named || (Object.hasOwn(parameters, p.name) && parameters[p.name] !== undefined));
+    made.push(p.name, p.required, named ? d : d === undefined, named || isSupplied(parameters, p.name));
   }
   const input = entry.input ? context.input : undefined;
   let inputAt = -1;
@@ -827,7 +837,7 @@ function renderPayload(entry, template, declared, context, now, identity) {
         slim[i] = { name, required, default: p.default };
       } else {
         slim[i] = { name, required, default: p.default === undefined ? undefined : null };
-        if (Object.hasOwn(parameters, name) && parameters[name] !== undefined) put(sent, name, null);
+        if (isSupplied(parameters, name)) put(sent, name, null);
       }
     }
     payload = { declared: slim, parameters: sent };

@@ -489,6 +489,12 @@ test('computed names after whitespace control or a tag name, loose declared fiel
     ['{%assign k="fo"|append:"o"%}{%for x in[k]%}{{x}}{%endfor%}', { foo: [1, 2] }, '12'],
     ['{%- assign k = "age" | append: "nt" -%}{{-[k].name-}}', {}, 'A'],
     ['{%- assign k = "to" | append: "day" -%}{{-[k]-}}', {}, '2001-09-09'],
+    // A tag keyword right after whitespace control, then a computed name.
+    ['{%assign k="fo"|append:"o"-%}{%-echo[k]-%}', { foo: 'X' }, 'X'],
+    ['{%assign k="fo"|append:"o"-%}{%-if[k]-%}Y{%-else-%}N{%-endif-%}', { foo: 'X' }, 'Y'],
+    ['{%assign k="fo"|append:"o"-%}{%-unless[k]-%}N{%-else-%}Y{%-endunless-%}', { foo: 'X' }, 'Y'],
+    ['{%assign k="fo"|append:"o"-%}{%-case[k]-%}{%-when "X"-%}Y{%-endcase-%}', { foo: 'X' }, 'Y'],
+    ['{%assign k="fo"|append:"o"-%}{%-cycle[k]-%}', { foo: 'X' }, 'X'],
   ]) {
     assert.equal(out(renderInstructions(A(t), { parameters: p, clock })), want, t);
   }
@@ -496,6 +502,13 @@ test('computed names after whitespace control or a tag name, loose declared fiel
   assert.equal(out(renderInstructions(A('x', [{ name: 'p', required: 0 }]), { parameters: {}, clock })), 'missing-parameter: Required parameter missing: p');
   assert.equal(out(renderInstructions(A('x', [{ name: 5, required: false }]), { parameters: {}, clock })), 'x');
   assert.equal(out(renderInstructions(A('{{ [k] }}', [{ name: 'p', required: 'no' }]), { parameters: { k: 'p', p: 1 }, clock })), '1');
+  // A non-enumerable own property is not supplied (upstream's spread does not copy it), in
+  // the same way whether or not the text names the parameter.
+  const hidden = Object.defineProperty({}, 'p', { value: 1, enumerable: false });
+  assert.equal(out(renderInstructions(A('x', [{ name: 'p' }]), { parameters: hidden, clock })), 'missing-parameter: Required parameter missing: p');
+  assert.equal(out(renderInstructions(A('{{ p }}', [{ name: 'p' }]), { parameters: hidden, clock })), 'missing-parameter: Required parameter missing: p');
+  const optional = [{ name: 'p', required: false }];
+  assert.equal(out(renderInstructions(A('x', optional), { parameters: hidden, clock })), 'x');
   // A `__proto__` key is a key.
   const P = JSON.parse('{"__proto__":"P"}');
   assert.equal(out(renderInstructions(A('x', [{ name: '__proto__' }]), { parameters: P, clock })), 'x');
