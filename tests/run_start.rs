@@ -237,11 +237,9 @@ fn capability_routing_failed_carries_the_router_error() {
         }),
     );
     assert_eq!(e.code(), "capability-routing-failed");
-    match e {
-        RunStartError::CapabilityRoutingFailed {
-            cause: Some(cause), ..
-        } => assert!(!cause.reasons.is_empty()),
-        other => panic!("{other:?}"),
+    match e.cause() {
+        Some(cause) => assert!(!cause.reasons.is_empty()),
+        None => panic!("{e:?}"),
     }
 }
 

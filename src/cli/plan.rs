@@ -4,7 +4,9 @@
 use super::files::{load_index_file, read_input};
 use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
 use runstart::route::{ProviderMetadata, TenantPolicy};
-use runstart::run::{RegisterError, RunPlan, RunRequest, RunStart, RunStartError};
+use runstart::run::{
+    InvalidRequestReason, RegisterError, RunPlan, RunRequest, RunStart, RunStartError,
+};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
@@ -137,9 +139,12 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     // that read as JSON (`ticketId=17`) for a parameter declared as string is its text.
     for _ in 0..raw.len() {
         let Err(RunStartError::InvalidRequest {
-            parameter_name: Some(name),
-            message,
-            ..
+            reason:
+                InvalidRequestReason::WrongParameterType {
+                    name,
+                    declared_type,
+                    ..
+                },
         }) = &result
         else {
             break;
@@ -148,11 +153,11 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             break;
         };
         let as_text = Value::String(text.clone());
-        if !message.contains("declared as string") || request.parameters.get(name) == Some(&as_text)
-        {
+        if declared_type != "string" || request.parameters.get(name) == Some(&as_text) {
             break;
         }
-        request.parameters.insert(name.clone(), as_text);
+        let name = name.clone();
+        request.parameters.insert(name, as_text);
         result = run_start.prepare(&request);
     }
     match result {

@@ -30,7 +30,8 @@ pub(crate) use model::{
     ToolRecord, ToolRefC,
 };
 pub(crate) use resolve::{Deployed, NothingDeployed, Resolver};
+pub use rules::BlockRole;
 pub(crate) use rules::{
-    BLOCK_ID_MESSAGE, BlockRole, RANGE_MESSAGE, REF_MESSAGE, block_pin_message,
-    model_settings_problems, template_issue,
+    BLOCK_ID_MESSAGE, RANGE_MESSAGE, REF_MESSAGE, block_pin_message, model_settings_problems,
+    template_issue,
 };

@@ -125,24 +125,30 @@ pub(crate) fn block_pin_message<V: std::fmt::Display>(
     }
 }
 
-/// What a block reference is for; names it in messages and says which kind it needs.
+/// What an agent's data-block reference is for (`instructions.prompt`, `settings`,
+/// `modelSettings`); names it in messages and says which block kind it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BlockRole {
+#[non_exhaustive]
+pub enum BlockRole {
+    /// The agent's instructions come from a prompt block.
     Prompt,
+    /// A settings block whose values the template reads as `settings.<id>`.
     Settings,
+    /// A settings block whose values are the model's settings.
     ModelSettings,
 }
 
 impl BlockRole {
     /// How messages name the reference: `prompt`, `settings` or `model-settings`.
-    pub(crate) fn desc(self) -> &'static str {
+    pub fn desc(self) -> &'static str {
         match self {
             BlockRole::Prompt => "prompt",
             BlockRole::Settings => "settings",
             BlockRole::ModelSettings => "model-settings",
         }
     }
-    pub(crate) fn kind(self) -> &'static str {
+    /// The block kind the reference needs: `prompt` or `settings`.
+    pub fn kind(self) -> &'static str {
         match self {
             BlockRole::Prompt => "prompt",
             BlockRole::Settings | BlockRole::ModelSettings => "settings",

@@ -43,7 +43,11 @@ mod prepare;
 mod register;
 mod wire;
 
-pub use error::RunStartError;
+pub use crate::pack::BlockRole;
+pub use error::{
+    AgentNotFoundReason, BlockReason, InvalidRequestReason, RenderFailureReason, RoutingFailure,
+    RunStartError, ToolVersionReason, UnresolvedToolReason,
+};
 pub use instant::{format_iso_instant, is_iso_instant, iso_now};
 pub use wire::{
     AgentSelector, Conversation, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins,

@@ -4,21 +4,24 @@ use super::compiled::{
     AgentSlot, BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability,
     InstructionsSource, PackState, PinnedPlan, TENANT_KEY, TenantState,
 };
+use super::error::{
+    AgentNotFoundReason, BlockReason, InvalidRequestReason, LLM_INFERENCE, RenderFailureReason,
+    RoutingFailure, ToolVersionReason, UnresolvedToolReason,
+};
 use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins};
 use super::{RunStartError, Snapshot};
 use crate::catalog::ResolveError;
-use crate::pack::{block_pin_message, model_settings_problems};
+use crate::pack::{BlockRole, model_settings_problems};
 use crate::range::parse_version;
 use crate::route::{
-    AllowDeny, CompiledPolicy, RouteRequest, Scratch, TenantPolicy, merge_tenant_policies,
+    AllowDeny, CapabilityUnsatisfiable, CompiledPolicy, RouteRequest, Scratch, TenantPolicy,
+    merge_tenant_policies,
 };
 use crate::template::{CompiledTemplate, PromptError, PromptGlobals, PromptParameter};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-const LLM_INFERENCE: &str = "llm-inference";
 
 impl Snapshot {
     /// Prepares one run, in upstream's order (agents.md §1.4, §3, §4.4; router.md §2.14):
@@ -46,20 +49,17 @@ impl Snapshot {
         let agent_id = request.agent.id.as_str();
         if !super::is_iso_instant(&request.now) {
             return Err(RunStartError::InvalidRequest {
-                message: format!(
-                    "now {:?} is not an instant as toISOString writes it, like 2026-09-17T15:30:00.000Z (UTC, with a real date); runstart::run::iso_now() gives the current one",
-                    request.now
-                ),
-                instance_path: "/now".to_owned(),
-                parameter_name: None,
+                reason: InvalidRequestReason::NowNotInstant {
+                    now: request.now.clone(),
+                },
             });
         }
         let Some(state) = self.tenants.get(&request.tenant_id) else {
             return Err(RunStartError::AgentNotFound {
-                message: format!(
-                    "Agent \"{agent_id}\" is not registered for tenant \"{}\"",
-                    request.tenant_id
-                ),
+                agent_id: agent_id.to_owned(),
+                reason: AgentNotFoundReason::UnknownTenant {
+                    tenant_id: request.tenant_id.clone(),
+                },
             });
         };
         let packs = &*state.packs;
@@ -147,17 +147,18 @@ fn find_agent<'s>(
         .get(id)
         .filter(|v| !v.is_empty())
         .ok_or_else(|| RunStartError::AgentNotFound {
-            message: format!("Agent \"{id}\" is not registered"),
+            agent_id: id.to_owned(),
+            reason: AgentNotFoundReason::NotRegistered,
         })?;
     match &request.agent.version {
         None => versions.first().map(|(_, slot)| slot),
         Some(text) => parse_version(text).and_then(|v| versions.get(&v)),
     }
     .ok_or_else(|| RunStartError::AgentNotFound {
-        message: format!(
-            "Agent \"{id}\" has no version \"{}\" registered",
-            request.agent.version.as_deref().unwrap_or("")
-        ),
+        agent_id: id.to_owned(),
+        reason: AgentNotFoundReason::NoSuchVersion {
+            version: request.agent.version.clone().unwrap_or_default(),
+        },
     })
 }
 
@@ -176,11 +177,7 @@ fn check_guardrails(state: &PackState, agent: &CompiledAgent) -> Result<(), RunS
         .cloned()
         .collect();
     Err(RunStartError::UnresolvedGuardrail {
-        message: format!(
-            "Agent \"{}\" references guardrails not in the registry: {}",
-            agent.id,
-            missing.join(", ")
-        ),
+        agent_id: agent.id.to_string(),
         guardrail_ids: missing,
     })
 }
@@ -192,16 +189,15 @@ fn resolve_tool(
     turn_pin: Option<&String>,
 ) -> Result<Arc<str>, RunStartError> {
     let turn_pin = turn_pin.map(|t| (t.as_str(), parse_version(t)));
-    let unresolvable = |message: String| RunStartError::ToolVersionUnresolvable {
-        message,
+    let unresolvable = |reason: ToolVersionReason| RunStartError::ToolVersionUnresolvable {
         tool_id: r.id.to_string(),
         requested_range: r.range.text().to_owned(),
-        available_versions: None,
+        reason: Box::new(reason),
     };
     // The registry's message is appended only when the whole id is gone.
-    let appended = |e: &ResolveError| match e {
-        ResolveError::ToolVersionNotFound { .. } => String::new(),
-        other => format!(" {other}"),
+    let appended = |e: ResolveError| match e {
+        ResolveError::ToolVersionNotFound { .. } => None,
+        other => Some(other),
     };
     if let Some((text, parsed)) = turn_pin {
         let found = parsed
@@ -209,27 +205,25 @@ fn resolve_tool(
             .map(|v| state.tool_catalog(&r.id).get_exact(TENANT_KEY, &r.id, v));
         return match found {
             Some(Ok(hit)) => Ok(Arc::clone(&hit.value.version)),
-            Some(Err(e)) => Err(unresolvable(format!(
-                "Tool \"{}\": this turn started with version {text}, which is no longer registered; it doesn't run another version mid-turn.{}",
-                r.id,
-                appended(&e)
-            ))),
-            None => Err(unresolvable(format!(
-                "Tool \"{}\": this turn started with version {text}, which is no longer registered; it doesn't run another version mid-turn.",
-                r.id
-            ))),
+            Some(Err(e)) => Err(unresolvable(ToolVersionReason::TurnPinGone {
+                version: text.to_owned(),
+                registry: appended(e),
+            })),
+            None => Err(unresolvable(ToolVersionReason::TurnPinGone {
+                version: text.to_owned(),
+                registry: None,
+            })),
         };
     }
     if let Some(pin) = &r.pin {
         return match state.tool_catalog(&r.id).get_exact(TENANT_KEY, &r.id, pin) {
             Ok(hit) => Ok(Arc::clone(&hit.value.version)),
-            Err(e) => Err(unresolvable(format!(
-                "Tool \"{}\": agent \"{}\" version {} runs version {pin} (its pins), which isn't registered; it doesn't run another version.{}",
-                r.id,
-                agent.id,
-                agent.version_text,
-                appended(&e)
-            ))),
+            Err(e) => Err(unresolvable(ToolVersionReason::AgentPinGone {
+                agent_id: agent.id.to_string(),
+                agent_version: agent.version_text.to_string(),
+                pin: pin.to_string(),
+                registry: appended(e),
+            })),
         };
     }
     match state
@@ -238,39 +232,18 @@ fn resolve_tool(
     {
         Ok(hit) => Ok(Arc::clone(&hit.value.version)),
         Err(ResolveError::ToolNotFound { .. }) => Err(RunStartError::UnresolvedTool {
-            message: format!(
-                "Tool \"{}\" declared by agent \"{}\" is not registered",
-                r.id, agent.id
-            ),
             tool_id: r.id.to_string(),
+            reason: Box::new(UnresolvedToolReason::NotRegistered {
+                agent_id: agent.id.to_string(),
+            }),
         }),
-        Err(e @ ResolveError::InvalidVersionRange { .. }) => Err(unresolvable(e.to_string())),
-        Err(ResolveError::ToolVersionUnresolvable {
-            id,
-            range,
-            available_versions,
-        }) => {
-            let e = ResolveError::ToolVersionUnresolvable {
-                id,
-                range,
-                available_versions,
-            };
-            let available = match &e {
-                ResolveError::ToolVersionUnresolvable {
-                    available_versions, ..
-                } => available_versions.iter().map(ToString::to_string).collect(),
-                _ => Vec::new(),
-            };
-            Err(RunStartError::ToolVersionUnresolvable {
-                message: e.to_string(),
-                tool_id: r.id.to_string(),
-                requested_range: r.range.text().to_owned(),
-                available_versions: Some(available),
-            })
-        }
+        Err(
+            e @ (ResolveError::InvalidVersionRange { .. }
+            | ResolveError::ToolVersionUnresolvable { .. }),
+        ) => Err(unresolvable(ToolVersionReason::Registry(e))),
         Err(e) => Err(RunStartError::UnresolvedTool {
-            message: e.to_string(),
             tool_id: r.id.to_string(),
+            reason: Box::new(UnresolvedToolReason::Registry(e)),
         }),
     }
 }
@@ -283,34 +256,23 @@ struct Blocks {
     versions: BTreeMap<String, String>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Prompt,
-    Settings,
-    ModelSettings,
-}
-
 fn resolve_block(
     state: &PackState,
     r: &BlockRef,
-    role: Role,
+    role: BlockRole,
     pins: Option<&TurnPins>,
 ) -> Result<Arc<CompiledBlock>, RunStartError> {
-    let desc = match role {
-        Role::Prompt => format!("prompt block \"{}\"", r.id),
-        Role::Settings => format!("settings block \"{}\"", r.id),
-        Role::ModelSettings => format!("model-settings block \"{}\"", r.id),
-    };
-    let fail = |message: String| RunStartError::BlockUnresolvable {
-        message,
+    let fail = |reason: BlockReason| RunStartError::BlockUnresolvable {
         block_id: r.id.clone(),
         requested_range: r.range_text.clone(),
+        role,
+        reason,
     };
     let index = state.blocks.get(&r.id);
     let versions = || index.into_iter().flat_map(|v| v.values());
     let turn_pin = pins.and_then(|p| p.block_versions.get(&r.id));
     // The agent's pin is a `Version` already (made at registration); only a resumed turn's
-    // journaled text needs parsing. The text is formatted only for an error message.
+    // journaled text needs parsing. The text is written only for an error.
     let turn_version = turn_pin.map(|t| (t.as_str(), parse_version(t)));
     let pinned: Option<Option<Cow<'_, semver::Version>>> = match &turn_version {
         Some((_, parsed)) => Some(parsed.as_ref().map(Cow::Borrowed)),
@@ -325,31 +287,28 @@ fn resolve_block(
                     (None, Some(v)) => v.to_string(),
                     (None, None) => String::new(),
                 };
-                fail(format!("{desc} runs version {text}, which isn't published"))
+                fail(BlockReason::PinGone { version: text })
             })?,
         None => match versions().find(|b| r.range.satisfies(&b.version)) {
             Some(b) => b,
             None => {
-                let published: Vec<&str> = versions().map(|b| b.version_text.as_str()).collect();
-                return Err(fail(block_pin_message(&desc, &r.range_text, &published)));
+                let published = versions().map(|b| b.version_text.clone()).collect();
+                return Err(fail(BlockReason::NoneSatisfies { published }));
             }
         },
     };
-    let want = if role == Role::Prompt {
-        "prompt"
-    } else {
-        "settings"
-    };
-    if block.kind() != want {
-        return Err(fail(format!("{desc} is a {} block", block.kind())));
+    if block.kind() != role.kind() {
+        return Err(fail(BlockReason::WrongKind {
+            kind: block.kind().to_owned(),
+        }));
     }
-    if let (Role::ModelSettings, BlockContent::Settings { values }) = (role, &block.content)
-        && let Some(why) = model_settings_problems(values)
+    if let (BlockRole::ModelSettings, BlockContent::Settings { values }) = (role, &block.content)
+        && let Some(problem) = model_settings_problems(values)
     {
-        return Err(fail(format!(
-            "{desc} version {} isn't model settings: {why}",
-            block.version_text
-        )));
+        return Err(fail(BlockReason::NotModelSettings {
+            version: block.version_text.clone(),
+            problem,
+        }));
     }
     Ok(Arc::clone(block))
 }
@@ -366,19 +325,19 @@ fn resolve_blocks(
         versions: BTreeMap::new(),
     };
     if let InstructionsSource::Block(r) = &agent.instructions {
-        let b = resolve_block(state, r, Role::Prompt, pins)?;
+        let b = resolve_block(state, r, BlockRole::Prompt, pins)?;
         out.versions.insert(r.id.clone(), b.version_text.clone());
         out.prompt = Some(b);
     }
     for r in &agent.settings {
-        let b = resolve_block(state, r, Role::Settings, pins)?;
+        let b = resolve_block(state, r, BlockRole::Settings, pins)?;
         out.versions.insert(r.id.clone(), b.version_text.clone());
         if let BlockContent::Settings { values } = &b.content {
             out.settings.insert(r.id.clone(), values.clone());
         }
     }
     if let Some(r) = &agent.model_settings {
-        let b = resolve_block(state, r, Role::ModelSettings, pins)?;
+        let b = resolve_block(state, r, BlockRole::ModelSettings, pins)?;
         out.versions.insert(r.id.clone(), b.version_text.clone());
         if let BlockContent::Settings { values } = &b.content {
             out.model_settings = Some(values.clone());
@@ -396,8 +355,9 @@ fn route_capabilities(
 ) -> Result<Routes, RunStartError> {
     if agent.capabilities.is_empty() {
         return Err(RunStartError::CapabilityRoutingFailed {
-            message: format!("Agent \"{}\" has no capabilities declared", agent.id),
-            cause: None,
+            reason: Box::new(RoutingFailure::NoCapabilities {
+                agent_id: agent.id.to_string(),
+            }),
         });
     }
     // Merge only when the request brings a policy; otherwise route the registered one as it
@@ -445,12 +405,18 @@ fn route_capabilities(
             _ if merged.is_some() => Policy::PerCall(policy),
             _ => Policy::Registered(registered),
         };
-        let planned = route_one(state, agent, cap, kind, use_policy, is_llm).map_err(|e| match (resumed, first_llm, e) {
-            (Some((p, m)), true, RunStartError::CapabilityRoutingFailed { message, cause }) => RunStartError::CapabilityRoutingFailed {
-                message: format!("The turn was routed to {p}/{m}, which is no longer registered or allowed: {message}"),
-                cause,
-            },
-            (_, _, e) => e,
+        let planned = route_one(state, agent, cap, kind, use_policy, is_llm).map_err(|cause| {
+            let reason = match (resumed, first_llm) {
+                (Some((provider, model)), true) => RoutingFailure::ResumedRouteGone {
+                    provider_id: provider.to_owned(),
+                    model: model.to_owned(),
+                    cause,
+                },
+                _ => RoutingFailure::Unsatisfiable(cause),
+            };
+            RunStartError::CapabilityRoutingFailed {
+                reason: Box::new(reason),
+            }
         })?;
         if planned.fallback {
             warnings.push(format!(
@@ -465,11 +431,9 @@ fn route_capabilities(
     }
     let Some(route) = llm else {
         return Err(RunStartError::CapabilityRoutingFailed {
-            message: format!(
-                "Agent \"{}\" declares no {LLM_INFERENCE} capability to pick its model",
-                agent.id
-            ),
-            cause: None,
+            reason: Box::new(RoutingFailure::NoLlmCapability {
+                agent_id: agent.id.to_string(),
+            }),
         });
     };
     Ok((route, all, warnings))
@@ -491,7 +455,7 @@ fn route_one(
     kind: &Arc<str>,
     policy: Policy<'_>,
     is_llm: bool,
-) -> Result<PlannedRoute, RunStartError> {
+) -> Result<PlannedRoute, CapabilityUnsatisfiable> {
     let route = |scratch: &mut Scratch| match policy {
         Policy::Registered(p) => state.route.route_compiled(cap, p, is_llm, scratch),
         Policy::PerCall(p) => {
@@ -539,10 +503,7 @@ fn route_one(
                 reason: routed.reason(),
             })
         }
-        Err(e) => Err(RunStartError::CapabilityRoutingFailed {
-            message: e.to_string(),
-            cause: Some(e),
-        }),
+        Err(e) => Err(e),
     }
 }
 
@@ -560,10 +521,10 @@ fn render(
             },
             (InstructionsSource::Block(r), None) => {
                 return Err(RunStartError::RenderFailure {
-                    message: format!(
-                        "The instructions come from prompt block \"{}\" ({}), which wasn't loaded",
-                        r.id, r.range_text
-                    ),
+                    reason: RenderFailureReason::PromptBlockNotLoaded {
+                        block_id: r.id.clone(),
+                        range: r.range_text.clone(),
+                    },
                 });
             }
         };
@@ -583,12 +544,9 @@ fn render(
         .render_prompt_with(params, &request.parameters, &auto)
         .map_err(|e| match e {
             PromptError::RenderFailure(_) => RunStartError::RenderFailure {
-                message: e.to_string(),
+                reason: RenderFailureReason::Template(e),
             },
-            other => RunStartError::MissingParameter {
-                parameter_name: other.parameter_name().map(str::to_owned),
-                message: other.to_string(),
-            },
+            cause => RunStartError::MissingParameter { cause },
         })
 }
 
@@ -602,29 +560,13 @@ fn check_parameters(
     supplied: &Map<String, Value>,
 ) -> Result<(), RunStartError> {
     for (name, value) in supplied {
-        let invalid = |message: String| RunStartError::InvalidRequest {
-            message,
-            instance_path: format!("/parameters/{}", name.replace('~', "~0").replace('/', "~1")),
-            parameter_name: Some(name.clone()),
-        };
+        let invalid = |reason: InvalidRequestReason| RunStartError::InvalidRequest { reason };
         let Some(param) = params.iter().find(|p| p.name() == name) else {
-            let declared: Vec<&str> = params.iter().map(PromptParameter::name).collect();
-            let message = if declared.is_empty() {
-                format!(
-                    "agent \"{}\" declares no parameters; remove \"{name}\"",
-                    agent.id
-                )
-            } else {
-                let hint = crate::input::nearest(name, declared.iter().copied())
-                    .map(|n| format!("did you mean \"{n}\"? "))
-                    .unwrap_or_default();
-                format!(
-                    "agent \"{}\" declares no parameter \"{name}\"; {hint}(declared: {})",
-                    agent.id,
-                    declared.join(", ")
-                )
-            };
-            return Err(invalid(message));
+            return Err(invalid(InvalidRequestReason::UndeclaredParameter {
+                agent_id: agent.id.to_string(),
+                name: name.clone(),
+                declared: params.iter().map(|p| p.name().to_owned()).collect(),
+            }));
         };
         let Some(ty) = param.type_name() else {
             continue;
@@ -637,15 +579,11 @@ fn check_parameters(
             _ => true,
         };
         if !fits {
-            let example = match ty {
-                "string" => "a JSON string",
-                "number" => "a JSON number, like 80",
-                "boolean" => "true or false",
-                _ => "an ISO 8601 date string, like \"2026-09-17\"",
-            };
-            return Err(invalid(format!(
-                "parameter \"{name}\" is declared as {ty}, but the value is {value}; give {example}"
-            )));
+            return Err(invalid(InvalidRequestReason::WrongParameterType {
+                name: name.clone(),
+                declared_type: ty.to_owned(),
+                value: value.clone(),
+            }));
         }
     }
     Ok(())
@@ -666,6 +604,8 @@ fn is_date(s: &str) -> bool {
 /// rather than panic should that ever change.
 fn unreachable_prompt<T>(agent: &CompiledAgent) -> Result<T, RunStartError> {
     Err(RunStartError::RenderFailure {
-        message: format!("Agent \"{}\": its prompt block is not a prompt", agent.id),
+        reason: RenderFailureReason::NotAPrompt {
+            agent_id: agent.id.to_string(),
+        },
     })
 }
