@@ -320,20 +320,84 @@ function validRange(range) {
 // ---------------------------------------------------------------------------------------
 // Instructions (agents.md §3)
 
+/**
+ * What a render uses of `context` and the declared parameters, each property read once:
+ * the supplied parameters as a plain copy (own enumerable keys in order, as upstream's spread
+ * copies them), the declared parameters as `{name, required, default}`, the conversation as
+ * `{id, turn}`, `input` and `settings` (whose insides the walk of `renderPayload` reads).
+ */
+function readContext(context, declared) {
+  let source;
+  let parameters;
+  try {
+    source = expectObject(context.parameters, 'context.parameters');
+    parameters = {};
+    const keys = Object.keys(source);
+    for (let i = 0; i < keys.length; i++) put(parameters, keys[i], source[keys[i]]);
+  } catch (e) {
+    throw coded(e);
+  }
+  const normalized = new Array(declared.length);
+  for (let i = 0; i < declared.length; i++) {
+    const p = declared[i];
+    if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
+    // Upstream reads `required !== false` and looks the name up as a key.
+    normalized[i] = { name: String(p.name), required: p.required !== false, default: p.default };
+  }
+  const c = context.conversation;
+  let conversation;
+  if (c !== undefined) {
+    expectObject(c, 'context.conversation');
+    const id = c.id;
+    const turn = c.turn;
+    expectString(id, 'context.conversation.id');
+    if (!Number.isSafeInteger(turn) || turn < 0) {
+      throw misuse(`context.conversation.turn must be a turn number, got ${describe(turn)}`);
+    }
+    conversation = { id, turn };
+  }
+  const settings = context.settings;
+  if (settings !== undefined) expectObject(settings, 'context.settings');
+  return { parameters, declared: normalized, conversation, input: context.input, settings };
+}
+
+/**
+ * `parameters` as JSON should write the object of names: a parameter named `toJSON` whose
+ * value is a function is a key like any other (upstream's spread copies it), not the object's
+ * own serializer, and JSON leaves out a function-valued key.
+ */
+function withoutToJSON(parameters) {
+  if (typeof parameters.toJSON !== 'function') return parameters;
+  const copy = {};
+  for (const key of Object.keys(parameters)) if (key !== 'toJSON') put(copy, key, parameters[key]);
+  return copy;
+}
+
+/**
+ * `e` as this module's errors are: one with a `code` as it is; another (a caller's getter or
+ * `toJSON` that threw while the context was read) as misuse, as `JSON.stringify` failing on
+ * the same value would be.
+ */
+function coded(e) {
+  if (e !== null && typeof e === 'object' && typeof e.code === 'string') return e;
+  return misuse(`the render context cannot be sent as JSON: ${e && e.message}`);
+}
+
 function renderInstructions(agent, context, prompt) {
   expectObject(agent, 'agent');
   expectObject(context, 'context');
   let template;
   let declared;
+  const instructions = prompt === undefined ? agent.instructions : undefined;
   if (prompt !== undefined) {
     expectObject(prompt, 'prompt');
     template = expectString(prompt.template, 'prompt.template');
     declared = prompt.parameters ?? [];
-  } else if (typeof agent.instructions === 'string') {
-    template = agent.instructions;
+  } else if (typeof instructions === 'string') {
+    template = instructions;
     declared = agent.parameters ?? [];
   } else {
-    const ref = expectObject(agent.instructions, 'agent.instructions');
+    const ref = expectObject(instructions, 'agent.instructions');
     return {
       ok: false,
       error: {
@@ -344,20 +408,15 @@ function renderInstructions(agent, context, prompt) {
     };
   }
   expectArray(declared, 'the declared parameters');
-  const parameters = expectObject(context.parameters, 'context.parameters');
-  if (context.clock !== undefined && typeof context.clock !== 'function') {
-    throw misuse(`context.clock must be a function, got ${describe(context.clock)}`);
+  // Every property of the caller's values is read once, here or in the walk of what the
+  // template reads, so that a getter cannot make the render, the comparison with the last
+  // render and the returned context disagree.
+  const view = readContext(context, declared);
+  const clock = context.clock;
+  if (clock !== undefined && typeof clock !== 'function') {
+    throw misuse(`context.clock must be a function, got ${describe(clock)}`);
   }
-  const conversation = context.conversation;
-  if (conversation !== undefined) {
-    expectObject(conversation, 'context.conversation');
-    expectString(conversation.id, 'context.conversation.id');
-    if (!Number.isSafeInteger(conversation.turn) || conversation.turn < 0) {
-      throw misuse(`context.conversation.turn must be a turn number, got ${describe(conversation.turn)}`);
-    }
-  }
-  if (context.settings !== undefined) expectObject(context.settings, 'context.settings');
-  const at = context.clock === undefined ? new Date() : context.clock();
+  const at = clock === undefined ? new Date() : clock.call(context);
   if (!(at instanceof Date)) throw misuse('context.clock() must return a valid Date');
   const now = isoString(at);
   const identity = { id: agent.id, name: agent.name, version: agent.version };
@@ -370,13 +429,13 @@ function renderInstructions(agent, context, prompt) {
   renderDepth++;
   let outcome;
   try {
-    const payload = renderPayload(entry, template, declared, context, now, identity);
+    const payload = renderPayload(entry, template, view, now, identity);
     const text = payload === undefined ? '' : json(payload, 'the render context');
     // The empty text reuses all of the last render's context, `input` and `settings`
     // included; a text equal to the last one would change nothing either.
     const sent = text === entry.sentText ? '' : text;
     outcome = native.renderPrepared(entry.prepared, sent);
-    synced(entry, now, identity, context.conversation);
+    synced(entry, now, identity, view.conversation);
     if (sent !== '') {
       entry.sentText = sent.length <= SENT_TEXT_MAX_LENGTH ? sent : undefined;
       // The native side does not keep a long payload's `input` and `settings`, so the next
@@ -387,13 +446,13 @@ function renderInstructions(agent, context, prompt) {
     // Whatever the native side took from this payload, the next render sends everything.
     entry.synced = false;
     entry.sentText = undefined;
-    throw e;
+    throw coded(e);
   } finally {
     renderDepth--;
     if (!entry.kept) native.releaseTemplate(entry.prepared);
   }
   if (typeof outcome === 'string') {
-    return { ok: true, value: { rendered: outcome, context: mergedContext(declared, context, now, identity) } };
+    return { ok: true, value: { rendered: outcome, context: mergedContext(view, now, identity) } };
   }
   const message = native.renderFailureMessage();
   switch (outcome) {
@@ -457,7 +516,7 @@ function isoString(date) {
 
 /**
  * Template text → its entry: the native parsed template (`prepared`), whether the template
- * may read a global by a computed name (`{{ [key] }}`), whether it names each auto-variable,
+ * may read a global its text does not name (`{{ [key] }}`, a partial), whether it names each auto-variable,
  * and which other names occur in its text (filled as names are asked about).
  */
 const templateEntries = new Map();
@@ -467,16 +526,6 @@ const TEMPLATE_MAP_CAP = 8192;
 const TEMPLATE_MAP_MAX_LENGTH = 256 * 1024;
 /** Names remembered per template (callers with endless distinct parameter names). */
 const NAMES_PER_TEMPLATE_CAP = 256;
-
-/**
- * Where a variable path may start with `[` (a computed name, reading a global whose name need
- * not appear in the text): a `[` that does not follow a name, a `]` or a `)`; one right after a
- * whitespace-control `-` (`{{-[k]}}`); and one right after a tag name or keyword, which a name
- * cannot be told from without parsing (`{%if[k]%}`, `{%-echo[k]%}`, `echo[k]`). Over-matching
- * only sends more.
- */
-const COMPUTED_NAME =
-  /(?:^|[^\w\])?-])\[|\{[{%]-\s*\[|(?:^|[^\w.])(?:if|elsif|unless|case|when|for|in|echo|and|or|contains|tablerow|cycle|with|by|limit|offset|cols|else)\[/;
 
 /** How many renders are in progress on this thread (more than one: a nested render). */
 let renderDepth = 0;
@@ -504,9 +553,10 @@ function freshEntry(template, kept) {
     prepared,
     /** Whether the map keeps it (else it is released after its render). */
     kept,
-    // A `[` that does not follow a name, a `]` or a `)` may start a variable path, which
-    // reads a global whose name need not appear in the text.
-    computed: COMPUTED_NAME.test(template),
+    // The native analysis has no static read paths when a render may read a global whose
+    // name need not appear in the text (a computed name `{{ [k] }}`, an expression filter's
+    // string, whose escapes are decoded, a partial tag): then every value is sent whole.
+    computed: reads === null,
     /** Root name → what a render reads of it (see `readTrees`); `null`: every root whole. */
     reads,
     inputTree: treeOf(reads, 'input'),
@@ -748,7 +798,7 @@ function namesToSend(entry, template, keys) {
  * What the render needs, as upstream's merged context would give it, less what the native
  * side retains from this template's last render (`RenderPayload` in src/render.rs): `undefined`
  * when nothing changed. A render reads a global only through a name written in the template
- * (unless a path starts with `[`), so supplied values and auto-variables whose names do not
+ * (unless the native analysis finds no static read paths, see `freshEntry`), so supplied values and auto-variables whose names do not
  * occur in the text are left out; a declared parameter that does not occur is sent only as
  * present or absent, which is all the missing-parameter check reads. Of a value the template
  * reads only through static paths (`entry.reads`), only those paths are sent (`markOf`, `prunedAt`).
@@ -756,21 +806,18 @@ function namesToSend(entry, template, keys) {
  * read; an object read whole is sent every time, since it may have changed inside (the
  * caller then compares the text). The tests replay every conformance template this way.
  */
-function renderPayload(entry, template, declared, context, now, identity) {
-  const parameters = context.parameters;
+function renderPayload(entry, template, view, now, identity) {
+  const { parameters, declared } = view;
   if (entry.computed) {
     entry.pendingParameters = undefined;
     return {
-      declared: declared.map((p, i) => {
-        if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
-        return { name: String(p.name), required: p.required !== false, default: p.default };
-      }),
-      parameters,
+      declared,
+      parameters: withoutToJSON(parameters),
       now,
       agent: identity,
-      conversation: conversationWire(context.conversation),
-      input: context.input === undefined ? undefined : { value: context.input },
-      settings: context.settings,
+      conversation: view.conversation ?? null,
+      input: view.input === undefined ? undefined : { value: view.input },
+      settings: view.settings,
     };
   }
   const synced = entry.synced;
@@ -791,15 +838,16 @@ function renderPayload(entry, template, declared, context, now, identity) {
     starts[i] = made.length;
     markOf(parameters[names[i]], trees[i], made, walk);
   }
+  const declaredNamed = new Array(declared.length);
   for (let i = 0; i < declared.length; i++) {
     const p = declared[i];
-    if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
-    const named = occurs(entry, template, String(p.name));
+    const named = occurs(entry, template, p.name);
+    declaredNamed[i] = named;
     const d = p.default;
     if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) walk.plain = false;
     made.push(p.name, p.required, named ? d : d === undefined, named || isSupplied(parameters, p.name));
   }
-  const input = entry.input ? context.input : undefined;
+  const input = entry.input ? view.input : undefined;
   let inputAt = -1;
   if (entry.input) {
     if (input === undefined) made.push(ABSENT);
@@ -809,7 +857,7 @@ function renderPayload(entry, template, declared, context, now, identity) {
       markOf(input, entry.inputTree, made, walk);
     }
   }
-  const settings = entry.settings ? context.settings : undefined;
+  const settings = entry.settings ? view.settings : undefined;
   let settingsAt = -1;
   if (entry.settings) {
     if (settings === undefined) made.push(ABSENT);
@@ -830,14 +878,11 @@ function renderPayload(entry, template, declared, context, now, identity) {
     const slim = new Array(declared.length);
     for (let i = 0; i < declared.length; i++) {
       const p = declared[i];
-      // Upstream reads `required !== false` and looks the name up as a key.
-      const name = String(p.name);
-      const required = p.required !== false;
-      if (occurs(entry, template, name)) {
-        slim[i] = { name, required, default: p.default };
+      if (declaredNamed[i]) {
+        slim[i] = p;
       } else {
-        slim[i] = { name, required, default: p.default === undefined ? undefined : null };
-        if (isSupplied(parameters, name)) put(sent, name, null);
+        slim[i] = { name: p.name, required: p.required, default: p.default === undefined ? undefined : null };
+        if (isSupplied(parameters, p.name)) put(sent, p.name, null);
       }
     }
     payload = { declared: slim, parameters: sent };
@@ -855,13 +900,13 @@ function renderPayload(entry, template, declared, context, now, identity) {
     (payload ??= {}).agent = identity;
   }
   if (entry.conversation) {
-    const c = context.conversation;
+    const c = view.conversation;
     const same =
       synced &&
       (c === undefined
         ? entry.sentConversationId === undefined
         : c.id === entry.sentConversationId && c.turn === entry.sentConversationTurn);
-    if (!same) (payload ??= {}).conversation = conversationWire(c);
+    if (!same) (payload ??= {}).conversation = c ?? null;
   }
   // A payload holds this render's `input` and `settings` (the native side drops them when
   // it has none); only no payload at all keeps the last ones.
@@ -876,10 +921,6 @@ function renderPayload(entry, template, declared, context, now, identity) {
     }
   }
   return payload;
-}
-
-function conversationWire(c) {
-  return c === undefined ? null : { id: c.id, turn: c.turn };
 }
 
 /** Whether two lists from `renderPayload` hold the same values (the first by identity). */
@@ -911,22 +952,20 @@ function put(object, key, value) {
 }
 
 /** The context upstream renders against and returns: defaults, parameters, auto-variables. */
-function mergedContext(declared, context, now, identity) {
+function mergedContext(view, now, identity) {
   // As upstream's spread merges: own enumerable keys in order, each a key of the copy (a
   // `__proto__` key too, which an assignment would take as the prototype).
   const values = {};
-  for (const p of declared) if (p && p.default !== undefined) put(values, p.name, p.default);
-  const parameters = context.parameters;
+  for (const p of view.declared) if (p.default !== undefined) put(values, p.name, p.default);
+  const parameters = view.parameters;
   const keys = Object.keys(parameters);
   for (let i = 0; i < keys.length; i++) put(values, keys[i], parameters[keys[i]]);
   values.today = now.slice(0, 10);
   values.now = now;
   values.agent = identity;
-  if (context.conversation !== undefined) {
-    values.conversation = { id: context.conversation.id, turn: context.conversation.turn };
-  }
-  if (context.input !== undefined) values.input = context.input;
-  if (context.settings !== undefined) values.settings = context.settings;
+  if (view.conversation !== undefined) values.conversation = { ...view.conversation };
+  if (view.input !== undefined) values.input = view.input;
+  if (view.settings !== undefined) values.settings = view.settings;
   return values;
 }
 

@@ -513,3 +513,45 @@ test('computed names after whitespace control or a tag name, loose declared fiel
   const P = JSON.parse('{"__proto__":"P"}');
   assert.equal(out(renderInstructions(A('x', [{ name: '__proto__' }]), { parameters: P, clock })), 'x');
 });
+
+test('what a render may read by a name its text does not hold is sent whole', () => {
+  const clock = () => new Date('2026-01-02T03:04:05Z');
+  const A = (instructions, parameters = []) => ({ id: 'a.b', name: 'Ann', version: '1.0.0', instructions, parameters });
+  const out = (r) => (r.ok ? r.value.rendered : `${r.error.code}: ${r.error.message}`);
+  for (const [t, ctx, want] of [
+    ['{% if not[k] %}no{% else %}yes{% endif %}', { parameters: { k: 'secret', secret: 1 } }, 'yes'],
+    // An expression filter's string decodes escapes: the name read is not in the text.
+    ['{{ l | where_exp: "i", "i == \\u0073ecret" | join }}', { parameters: { l: [1, 2, 3], secret: 2 } }, '2'],
+    ['{{ l | where_exp: "i", "i == \\u0061gent.name" | join }}', { parameters: { l: ['Ann', 'x'] } }, 'Ann'],
+    ['{{ l | where_exp: "i", "i == \\u0074oday" | join }}', { parameters: { l: ['2026-01-02'] } }, '2026-01-02'],
+    ['{{ l | where_exp: "i", "i == \\u0069nput" | join }}', { parameters: { l: ['q'] }, input: 'q' }, 'q'],
+    ['{%include[k]%}', { parameters: { k: 'zz', zz: 5 } }, 'render-failure: Template render failed: ENOENT: Failed to lookup "5" in ".", line:1, col:1'],
+    // A parameter named toJSON is a name, not the parameters' serializer.
+    ['{{ [k] }}', { parameters: { k: 'a', a: 1, toJSON: () => ({ a: 2 }) } }, '1'],
+  ]) {
+    assert.equal(out(renderInstructions(A(t), { ...ctx, clock })), want, t);
+  }
+});
+
+test('a getter is read once per render, so the next render of the template is not stale', () => {
+  const A = (instructions, parameters = []) => ({ id: 'a.b', name: 'Ann', version: '1.0.0', instructions, parameters });
+  const out = (r) => (r.ok ? r.value.rendered : `${r.error.code}: ${r.error.message}`);
+  let n = 0;
+  const odd = { get id() { n++; return n === 2 ? 'x' : 'y'; }, turn: 0 };
+  assert.equal(out(renderInstructions(A('c={{ conversation.id }}'), { parameters: {}, conversation: odd })), 'c=y');
+  assert.equal(out(renderInstructions(A('c={{ conversation.id }}'), { parameters: {}, conversation: { id: 'y', turn: 0 } })), 'c=y');
+  let d = 0;
+  const declared = [{ name: 'x', get default() { d++; return d === 1 ? 'A' : 'B'; } }];
+  const first = renderInstructions(A('d={{ x }}', declared), { parameters: {} });
+  assert.equal(out(first), 'd=A');
+  assert.equal(first.value.context.x, 'A');
+  assert.equal(out(renderInstructions(A('d={{ x }}', [{ name: 'x', default: 'A' }]), { parameters: {} })), 'd=A');
+  let p = 0;
+  const supplied = { get x() { p++; return p === 1 ? 'v' : undefined; } };
+  assert.equal(out(renderInstructions(A('hello', [{ name: 'x' }]), { parameters: supplied })), 'hello');
+  assert.equal(out(renderInstructions(A('hello', [{ name: 'x' }]), { parameters: { x: 'v' } })), 'hello');
+  // A getter that throws is a misuse error with a code, as JSON failing on it would be.
+  const boom = { get a() { throw new Error('boom'); } };
+  assert.throws(() => renderInstructions(A('{{ x.a }}'), { parameters: { x: boom } }), { code: 'invalid-argument', message: /boom/ });
+  assert.throws(() => renderInstructions(A('{{ x }}'), { parameters: { get x() { throw new Error('boom'); } } }), { code: 'invalid-argument', message: /boom/ });
+});
