@@ -1,6 +1,7 @@
 //! Run start: an agent with 20 tool refs, 2 guardrails, a settings block and 2 capabilities,
-//! routed against the shared medium routing workload; one call, then batches of 1,000 calls
-//! on one thread and on each of two threads at once.
+//! routed against the shared medium routing workload; one call (repeated: its routes come
+//! from the thread's memo), the first call after a write to the tenant (it routes), then
+//! batches of 1,000 calls on one thread and on each of two threads at once.
 
 mod util {
     pub fn shared(relative: &str) -> String {
@@ -11,14 +12,14 @@ mod util {
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use runstart::index::load;
-use runstart::route::{ProviderMetadata, RouteInput};
+use runstart::route::{ProviderMetadata, RouteInput, TenantPolicy};
 use runstart::run::{RunRequest, RunStart};
 use serde_json::{Value, json};
 use std::hint::black_box;
 
 /// The pack: 20 tools, 2 guardrails, a settings block, one agent using all of them with the
 /// medium workload's capability plus an embedding capability.
-fn setup() -> (RunStart, RunRequest) {
+fn setup() -> (RunStart, RunRequest, Option<TenantPolicy>) {
     let workloads: Value =
         serde_json::from_str(&util::shared("bench/route-workloads.json")).expect("workloads");
     let medium = workloads["workloads"]
@@ -74,8 +75,9 @@ fn setup() -> (RunStart, RunRequest) {
         rs.register_provider("bench", p)
             .expect("provider registers");
     }
-    if let Some(policy) = medium.tenant_policy.clone() {
-        rs.set_tenant_policy("bench", Some(policy));
+    let policy = medium.tenant_policy.clone();
+    if policy.is_some() {
+        rs.set_tenant_policy("bench", policy.clone());
     }
     let request: RunRequest = serde_json::from_value(json!({
         "tenantId": "bench", "agent": {"id": "bench.agent"},
@@ -83,11 +85,11 @@ fn setup() -> (RunStart, RunRequest) {
         "now": "2026-11-30T09:00:00.000Z"
     }))
     .expect("request");
-    (rs, request)
+    (rs, request, policy)
 }
 
 fn bench_prepare(c: &mut Criterion) {
-    let (rs, request) = setup();
+    let (rs, request, policy) = setup();
     let plan = rs.prepare(&request).expect("the bench request prepares");
     assert_eq!(plan.tools.len(), 20);
     assert_eq!(plan.capabilities.len(), 2);
@@ -95,6 +97,15 @@ fn bench_prepare(c: &mut Criterion) {
     let mut group = c.benchmark_group("run_start");
     group.bench_function("prepare/medium", |b| {
         b.iter_with_large_drop(|| rs.prepare(black_box(&request)))
+    });
+    // The first run after a write to the tenant (here: its policy set again) routes; later
+    // runs of the agent on the same thread copy that answer (`run::route_memo`).
+    group.bench_function("prepare/medium_first_run_after_a_write", |b| {
+        b.iter_batched(
+            || rs.set_tenant_policy("bench", policy.clone()),
+            |()| rs.prepare(black_box(&request)),
+            criterion::BatchSize::PerIteration,
+        )
     });
     // Contention check: a batch of prepares (each plan dropped at once) on one thread, then the
     // same batch on each of two threads at once. Without shared locks or counters the two-thread

@@ -688,3 +688,51 @@ fn a_pack_shared_by_many_tenants_stays_per_tenant_under_writes() {
         }
     }
 }
+
+/// Runs without a policy or resumed route of their own are routed once per thread and tenant
+/// state; every change to the tenant (a provider gone or back, a policy set) is seen by the
+/// next run, and runs that bring a policy route it.
+#[test]
+fn repeated_runs_route_alike_and_see_every_change_at_once() {
+    let rs = registry();
+    let req =
+        request(json!({"agent": {"id": "shop.fraud-analyst"}, "parameters": {"orderId": "1"}}));
+    let first = rs.prepare(&req).expect("plan");
+    for _ in 0..3 {
+        assert_eq!(rs.prepare(&req).expect("plan"), first);
+    }
+    let picked = first.route.provider_id.to_string();
+    assert!(rs.unregister_provider("acme", &picked));
+    let without = rs.prepare(&req);
+    match &without {
+        Ok(plan) => assert_ne!(&*plan.route.provider_id, picked.as_str()),
+        Err(e) => assert_eq!(e.code(), "capability-routing-failed"),
+    }
+    let back = providers()
+        .into_iter()
+        .find(|p| p.id == picked)
+        .expect("the picked provider is a fixture provider");
+    rs.register_provider("acme", back)
+        .expect("provider registers");
+    assert_eq!(rs.prepare(&req).expect("plan"), first);
+    // A registered policy that denies the pick.
+    let deny: runstart::route::TenantPolicy = serde_json::from_value(
+        json!({"tenantId": "acme", "providers": {"deny": [picked.clone()]}}),
+    )
+    .expect("policy");
+    rs.set_tenant_policy("acme", Some(deny.clone()));
+    match rs.prepare(&req) {
+        Ok(plan) => assert_ne!(&*plan.route.provider_id, picked.as_str()),
+        Err(e) => assert_eq!(e.code(), "capability-routing-failed"),
+    }
+    rs.set_tenant_policy("acme", None);
+    assert_eq!(rs.prepare(&req).expect("plan"), first);
+    // A run's own policy is routed for that run alone.
+    let mut own = req.clone();
+    own.tenant_policy = Some(deny);
+    match rs.prepare(&own) {
+        Ok(plan) => assert_ne!(&*plan.route.provider_id, picked.as_str()),
+        Err(e) => assert_eq!(e.code(), "capability-routing-failed"),
+    }
+    assert_eq!(rs.prepare(&req).expect("plan"), first);
+}

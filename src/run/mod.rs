@@ -41,6 +41,7 @@ mod error;
 mod instant;
 mod prepare;
 mod register;
+mod route_memo;
 mod wire;
 
 pub use crate::pack::BlockRole;

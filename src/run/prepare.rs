@@ -8,6 +8,7 @@ use super::error::{
     AgentNotFoundReason, BlockReason, InvalidRequestReason, LLM_INFERENCE, RenderFailureReason,
     RoutingFailure, ToolVersionReason, UnresolvedToolReason,
 };
+use super::route_memo::{self, Routes};
 use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins};
 use super::{RunStartError, Snapshot};
 use crate::catalog::ResolveError;
@@ -80,7 +81,16 @@ impl Snapshot {
                 &fresh
             }
         };
-        let (route, capabilities, warnings) = route_capabilities(state, agent, request)?;
+        // A run with no policy and no resumed route of its own routes as every such run of
+        // this agent does while the tenant's state is the same.
+        let (route, capabilities, warnings) =
+            if request.tenant_policy.is_none() && resumed_route(request).is_none() {
+                route_memo::routes(state, &slot.agent, || {
+                    route_capabilities(state, agent, request)
+                })?
+            } else {
+                route_capabilities(state, agent, request)?
+            };
         let instructions = render(agent, pinned, request)?;
         Ok(RunPlan {
             agent_id: Arc::clone(&agent.id),
@@ -346,7 +356,13 @@ fn resolve_blocks(
     Ok(out)
 }
 
-type Routes = (PlannedRoute, Vec<PlannedRoute>, Vec<String>);
+/// A resumed turn's journaled provider and model, when it has both.
+fn resumed_route(request: &RunRequest) -> Option<(&str, &str)> {
+    request
+        .pins
+        .as_ref()
+        .and_then(|p| Some((p.provider_id.as_deref()?, p.model.as_deref()?)))
+}
 
 fn route_capabilities(
     state: &TenantState,
@@ -371,10 +387,7 @@ fn route_capabilities(
         Some(m) => m.as_ref(),
         None => registered.map(CompiledPolicy::policy),
     };
-    let resumed = request
-        .pins
-        .as_ref()
-        .and_then(|p| Some((p.provider_id.as_deref()?, p.model.as_deref()?)));
+    let resumed = resumed_route(request);
     let pinned_policy = resumed.map(|(provider, model)| {
         let pin = TenantPolicy {
             tenant_id: Some(request.tenant_id.clone()),
