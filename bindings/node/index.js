@@ -321,36 +321,27 @@ function validRange(range) {
 // Instructions (agents.md §3)
 
 /**
- * What a render uses of `context` and the declared parameters, each property read once:
- * the supplied parameters as a plain copy (own enumerable keys in order, as upstream's spread
- * copies them), the declared parameters as `{name, required, default}`, the conversation as
- * `{id, turn}`, `input` and `settings` (whose insides the walk of `renderPayload` reads).
+ * What a render uses of `context`, each property read once and checked in this order: the
+ * supplied parameters as a plain copy (own enumerable keys in order, as upstream's spread
+ * copies them), the clock, the conversation as `{id, turn}`, `settings` and `input` (whose
+ * insides the walk of `renderPayload` reads). `declared` is added by `readDeclared`.
  */
-function readContext(context, declared) {
-  let source;
-  let parameters;
-  try {
-    source = expectObject(context.parameters, 'context.parameters');
-    parameters = {};
-    const keys = Object.keys(source);
-    for (let i = 0; i < keys.length; i++) put(parameters, keys[i], source[keys[i]]);
-  } catch (e) {
-    throw coded(e);
-  }
-  const normalized = new Array(declared.length);
-  for (let i = 0; i < declared.length; i++) {
-    const p = declared[i];
-    if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
-    // Upstream reads `required !== false` and looks the name up as a key.
-    normalized[i] = { name: String(p.name), required: p.required !== false, default: p.default };
+function readContext(context) {
+  const source = expectObject(context.parameters, 'context.parameters');
+  const parameters = {};
+  const keys = Object.keys(source);
+  for (let i = 0; i < keys.length; i++) put(parameters, keys[i], source[keys[i]]);
+  const clock = context.clock;
+  if (clock !== undefined && typeof clock !== 'function') {
+    throw misuse(`context.clock must be a function, got ${describe(clock)}`);
   }
   const c = context.conversation;
   let conversation;
   if (c !== undefined) {
     expectObject(c, 'context.conversation');
     const id = c.id;
-    const turn = c.turn;
     expectString(id, 'context.conversation.id');
+    const turn = c.turn;
     if (!Number.isSafeInteger(turn) || turn < 0) {
       throw misuse(`context.conversation.turn must be a turn number, got ${describe(turn)}`);
     }
@@ -358,7 +349,29 @@ function readContext(context, declared) {
   }
   const settings = context.settings;
   if (settings !== undefined) expectObject(settings, 'context.settings');
-  return { parameters, declared: normalized, conversation, input: context.input, settings };
+  return { parameters, clock, conversation, settings, input: context.input, declared: undefined };
+}
+
+/** The declared parameters as `{name, required, default}`, each field read once. */
+function readDeclared(declared) {
+  const normalized = new Array(declared.length);
+  for (let i = 0; i < declared.length; i++) {
+    const p = declared[i];
+    if (typeof p !== 'object' || p === null) throw misuse(`declared parameter ${i} must be an object`);
+    // Upstream reads `required !== false` and looks the name up as a key.
+    normalized[i] = { name: String(p.name), required: p.required !== false, default: p.default };
+  }
+  return normalized;
+}
+
+/**
+ * `e` as this module's errors are: one with a `code` as it is; another (a caller's getter or
+ * `toJSON` that threw while the context was read) as misuse, as `JSON.stringify` failing on
+ * the same value would be.
+ */
+function coded(e) {
+  if (e !== null && typeof e === 'object' && typeof e.code === 'string') return e;
+  return misuse(`the render context cannot be sent as JSON: ${e && e.message}`);
 }
 
 /**
@@ -371,16 +384,6 @@ function withoutToJSON(parameters) {
   const copy = {};
   for (const key of Object.keys(parameters)) if (key !== 'toJSON') put(copy, key, parameters[key]);
   return copy;
-}
-
-/**
- * `e` as this module's errors are: one with a `code` as it is; another (a caller's getter or
- * `toJSON` that threw while the context was read) as misuse, as `JSON.stringify` failing on
- * the same value would be.
- */
-function coded(e) {
-  if (e !== null && typeof e === 'object' && typeof e.code === 'string') return e;
-  return misuse(`the render context cannot be sent as JSON: ${e && e.message}`);
 }
 
 function renderInstructions(agent, context, prompt) {
@@ -411,10 +414,13 @@ function renderInstructions(agent, context, prompt) {
   // Every property of the caller's values is read once, here or in the walk of what the
   // template reads, so that a getter cannot make the render, the comparison with the last
   // render and the returned context disagree.
-  const view = readContext(context, declared);
-  const clock = context.clock;
-  if (clock !== undefined && typeof clock !== 'function') {
-    throw misuse(`context.clock must be a function, got ${describe(clock)}`);
+  let view;
+  let clock;
+  try {
+    view = readContext(context);
+    clock = view.clock;
+  } catch (e) {
+    throw coded(e);
   }
   const at = clock === undefined ? new Date() : clock.call(context);
   if (!(at instanceof Date)) throw misuse('context.clock() must return a valid Date');
@@ -423,14 +429,24 @@ function renderInstructions(agent, context, prompt) {
   expectString(identity.id, 'agent.id');
   expectString(identity.name, 'agent.name');
   expectString(identity.version, 'agent.version');
+  try {
+    view.declared = readDeclared(declared);
+  } catch (e) {
+    throw coded(e);
+  }
   // A render reached from inside another (a getter or `toJSON` of a value being sent) gets a
   // template of its own, so that it never changes what the outer render is sending against.
   const entry = renderDepth === 0 ? templateEntry(template) : freshEntry(template, false);
   renderDepth++;
   let outcome;
   try {
-    const payload = renderPayload(entry, template, view, now, identity);
-    const text = payload === undefined ? '' : json(payload, 'the render context');
+    let text;
+    try {
+      const payload = renderPayload(entry, template, view, now, identity);
+      text = payload === undefined ? '' : json(payload, 'the render context');
+    } catch (e) {
+      throw coded(e);
+    }
     // The empty text reuses all of the last render's context, `input` and `settings`
     // included; a text equal to the last one would change nothing either.
     const sent = text === entry.sentText ? '' : text;
@@ -446,7 +462,7 @@ function renderInstructions(agent, context, prompt) {
     // Whatever the native side took from this payload, the next render sends everything.
     entry.synced = false;
     entry.sentText = undefined;
-    throw coded(e);
+    throw e;
   } finally {
     renderDepth--;
     if (!entry.kept) native.releaseTemplate(entry.prepared);
@@ -565,11 +581,11 @@ function freshEntry(template, kept) {
     treesFor: undefined,
     trees: undefined,
     // `today` is the first 10 characters of `now`.
-    now: template.includes('now') || template.includes('today'),
-    agent: template.includes('agent'),
-    conversation: template.includes('conversation'),
-    input: template.includes('input'),
-    settings: template.includes('settings'),
+    now: names(template, reads, 'now') || names(template, reads, 'today'),
+    agent: names(template, reads, 'agent'),
+    conversation: names(template, reads, 'conversation'),
+    input: names(template, reads, 'input'),
+    settings: names(template, reads, 'settings'),
     occurs: new Map(),
     /** The last list of supplied names asked about, and those of them that occur. */
     lastKeys: undefined,
@@ -591,6 +607,16 @@ function freshEntry(template, kept) {
     /** The last JSON text sent (unless longer than `SENT_TEXT_MAX_LENGTH`). */
     sentText: undefined,
   };
+}
+
+/**
+ * Whether a render of `template` may read the global `name`: the text holds it (the way every
+ * unquoted name is written), or the native analysis reports it as a root (a quoted root, whose
+ * escapes it decodes: `{{ ["\u0061"] }}` reads `a`). With `reads` null the caller sends every
+ * value anyway.
+ */
+function names(template, reads, name) {
+  return template.includes(name) || (reads !== null && reads.has(name));
 }
 
 /**
@@ -765,7 +791,7 @@ function snapshot(value, made, budget) {
 function occurs(entry, template, name) {
   let yes = entry.occurs.get(name);
   if (yes === undefined) {
-    yes = template.includes(name);
+    yes = names(template, entry.reads, name);
     if (entry.occurs.size < NAMES_PER_TEMPLATE_CAP) entry.occurs.set(name, yes);
   }
   return yes;
@@ -873,7 +899,10 @@ function renderPayload(entry, template, view, now, identity) {
     const sent = {};
     for (let i = 0; i < names.length; i++) {
       cursor.at = starts[i];
-      put(sent, names[i], prunedAt(made, cursor, trees[i], walk));
+      const value = prunedAt(made, cursor, trees[i], walk);
+      // JSON leaves a function-valued key out; as an own key, `toJSON` would instead be the
+      // payload's serializer.
+      if (typeof value !== 'function') put(sent, names[i], value);
     }
     const slim = new Array(declared.length);
     for (let i = 0; i < declared.length; i++) {

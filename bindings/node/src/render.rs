@@ -74,8 +74,9 @@ pub fn prepare_template(env: Env, template: String) -> napi::Result<u32> {
 /// object from each root the template reads to the key paths below it whose values it reads
 /// whole (`{"customer": [["name"], ["tier"]], "orders": [[]]}`, see
 /// `CompiledTemplate::read_paths`), or `null` when a render may read more than static paths
-/// name (and for a template that does not parse: it reads nothing). The loader sends a root
-/// it finds here pruned to these paths.
+/// name. A template that does not parse reads nothing (`{}`): its render answers the parse
+/// error, after the required-parameter check, which reads only whether each declared
+/// parameter is supplied. The loader sends a root it finds here pruned to these paths.
 ///
 /// # Errors
 ///
@@ -90,7 +91,7 @@ pub fn template_read_paths(env: Env, id: u32) -> napi::Result<String> {
                 .and_then(Option::as_ref)
                 .ok_or_else(|| Failure::invalid(format!("no prepared template numbered {id}")))?;
             let Ok(template) = &slot.parsed else {
-                return Ok("null".to_owned());
+                return Ok("{}".to_owned());
             };
             let Some(paths) = template.read_paths() else {
                 return Ok("null".to_owned());

@@ -528,6 +528,11 @@ test('what a render may read by a name its text does not hold is sent whole', ()
     ['{%include[k]%}', { parameters: { k: 'zz', zz: 5 } }, 'render-failure: Template render failed: ENOENT: Failed to lookup "5" in ".", line:1, col:1'],
     // A parameter named toJSON is a name, not the parameters' serializer.
     ['{{ [k] }}', { parameters: { k: 'a', a: 1, toJSON: () => ({ a: 2 }) } }, '1'],
+    ['{{ a }}{% comment %}toJSON{% endcomment %}', { parameters: { a: 1, toJSON: () => ({ a: 2 }) } }, '1'],
+    // A quoted root's escapes are decoded: the name read is not in the text.
+    ['{{ ["\\u0061"] }}', { parameters: { a: 1 } }, '1'],
+    ['{{ ["c\\ustomer"].name }}', { parameters: { customer: { name: 'Dana' } } }, 'Dana'],
+    ['{{ ["\\u0069nput"].q }}', { parameters: {}, input: { q: 'yes' } }, 'yes'],
   ]) {
     assert.equal(out(renderInstructions(A(t), { ...ctx, clock })), want, t);
   }
@@ -550,6 +555,15 @@ test('a getter is read once per render, so the next render of the template is no
   const supplied = { get x() { p++; return p === 1 ? 'v' : undefined; } };
   assert.equal(out(renderInstructions(A('hello', [{ name: 'x' }]), { parameters: supplied })), 'hello');
   assert.equal(out(renderInstructions(A('hello', [{ name: 'x' }]), { parameters: { x: 'v' } })), 'hello');
+  // A template that does not parse reads nothing: what it cannot read is never serialized.
+  const bad = renderInstructions(A('{{ a '), { parameters: { big: 1n } });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.code, 'render-failure');
+  // Argument errors keep their order: agent identity before the declared parameters.
+  assert.throws(() => renderInstructions({ instructions: 'x', parameters: [null] }, { parameters: {} }), { code: 'invalid-argument', message: /agent\.id/ });
+  assert.throws(() => renderInstructions(A('x'), { parameters: {}, clock: 1, settings: 2 }), { code: 'invalid-argument', message: /context\.clock/ });
+  const sneaky = { turn: 0, get id() { throw new Error('boom'); } };
+  assert.throws(() => renderInstructions(A('x'), { parameters: {}, conversation: sneaky }), { code: 'invalid-argument', message: /boom/ });
   // A getter that throws is a misuse error with a code, as JSON failing on it would be.
   const boom = { get a() { throw new Error('boom'); } };
   assert.throws(() => renderInstructions(A('{{ x.a }}'), { parameters: { x: boom } }), { code: 'invalid-argument', message: /boom/ });
