@@ -38,12 +38,15 @@ pub enum RunStartError {
         /// The missing ids, in the agent's order.
         guardrail_ids: Vec<String>,
     },
-    /// A tool id that is not registered.
+    /// A tool id that is not registered (or another failure of the tool registry).
     UnresolvedTool {
         /// The tool id.
         tool_id: String,
-        /// How the lookup failed (boxed: errors stay small on the success path).
-        reason: Box<UnresolvedToolReason>,
+        /// The agent that declares it.
+        agent_id: String,
+        /// The registry's error, usually [`ResolveError::ToolNotFound`]; the message is its
+        /// [`ResolveError::run_start_message`] (boxed: errors stay small on the success path).
+        cause: Box<ResolveError>,
     },
     /// A tool range with no registered version, an invalid range, or a pin that is gone.
     ToolVersionUnresolvable {
@@ -107,19 +110,6 @@ pub enum AgentNotFoundReason {
         /// The version asked for, as written.
         version: String,
     },
-}
-
-/// Why [`RunStartError::UnresolvedTool`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum UnresolvedToolReason {
-    /// The tenant has no version of the tool the agent declares.
-    NotRegistered {
-        /// The agent that declares it.
-        agent_id: String,
-    },
-    /// Another failure of the tool registry, with its message.
-    Registry(ResolveError),
 }
 
 /// Why [`RunStartError::ToolVersionUnresolvable`].
@@ -370,13 +360,9 @@ impl fmt::Display for RunStartError {
                 "Agent \"{agent_id}\" references guardrails not in the registry: {}",
                 guardrail_ids.join(", ")
             ),
-            RunStartError::UnresolvedTool { tool_id, reason } => match &**reason {
-                UnresolvedToolReason::NotRegistered { agent_id } => write!(
-                    f,
-                    "Tool \"{tool_id}\" declared by agent \"{agent_id}\" is not registered"
-                ),
-                UnresolvedToolReason::Registry(e) => e.fmt(f),
-            },
+            RunStartError::UnresolvedTool {
+                agent_id, cause, ..
+            } => f.write_str(&cause.run_start_message(agent_id)),
             RunStartError::ToolVersionUnresolvable {
                 tool_id, reason, ..
             } => match &**reason {
@@ -395,7 +381,7 @@ impl fmt::Display for RunStartError {
                     "Tool \"{tool_id}\": agent \"{agent_id}\" version {agent_version} runs version {pin} (its pins), which isn't registered; it doesn't run another version.{}",
                     Appended(registry)
                 ),
-                ToolVersionReason::Registry(e) => e.fmt(f),
+                ToolVersionReason::Registry(e) => write!(f, "{e}"),
             },
             RunStartError::BlockUnresolvable {
                 block_id,
@@ -428,7 +414,7 @@ impl fmt::Display for RunStartError {
                     f,
                     "Agent \"{agent_id}\" declares no {LLM_INFERENCE} capability to pick its model"
                 ),
-                RoutingFailure::Unsatisfiable(cause) => cause.fmt(f),
+                RoutingFailure::Unsatisfiable(cause) => write!(f, "{cause}"),
                 RoutingFailure::ResumedRouteGone {
                     provider_id,
                     model,
@@ -438,18 +424,18 @@ impl fmt::Display for RunStartError {
                     "The turn was routed to {provider_id}/{model}, which is no longer registered or allowed: {cause}"
                 ),
             },
-            RunStartError::MissingParameter { cause } => cause.fmt(f),
+            RunStartError::MissingParameter { cause } => write!(f, "{cause}"),
             RunStartError::RenderFailure { reason } => match reason {
                 RenderFailureReason::PromptBlockNotLoaded { block_id, range } => write!(
                     f,
                     "The instructions come from prompt block \"{block_id}\" ({range}), which wasn't loaded"
                 ),
-                RenderFailureReason::Template(e) => e.fmt(f),
+                RenderFailureReason::Template(e) => write!(f, "{e}"),
                 RenderFailureReason::NotAPrompt { agent_id } => {
                     write!(f, "Agent \"{agent_id}\": its prompt block is not a prompt")
                 }
             },
-            RunStartError::InvalidRequest { reason } => reason.fmt(f),
+            RunStartError::InvalidRequest { reason } => write!(f, "{reason}"),
         }
     }
 }
@@ -504,7 +490,22 @@ impl std::error::Error for RunStartError {}
 
 impl Serialize for RunStartError {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        // `code` and `message`, then the variant's fields.
+        let fields = match self {
+            RunStartError::UnresolvedGuardrail { .. }
+            | RunStartError::UnresolvedTool { .. }
+            | RunStartError::CapabilityRoutingFailed { .. } => 1,
+            RunStartError::ToolVersionUnresolvable { .. } => {
+                2 + usize::from(self.available_versions().is_some())
+            }
+            RunStartError::BlockUnresolvable { .. } => 2,
+            RunStartError::MissingParameter { .. } => usize::from(self.parameter_name().is_some()),
+            RunStartError::InvalidRequest { .. } => {
+                1 + usize::from(self.parameter_name().is_some())
+            }
+            RunStartError::AgentNotFound { .. } | RunStartError::RenderFailure { .. } => 0,
+        };
+        let mut map = serializer.serialize_map(Some(2 + fields))?;
         map.serialize_entry("code", self.code())?;
         map.serialize_entry("message", &self.to_string())?;
         match self {

@@ -34,6 +34,44 @@
 //! assert!(plan.instructions.starts_with("Review order A-1001 for fraud."));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A run that cannot start is a [`RunStartError`]: `code()` and `Display` are upstream's code
+//! and message, serde writes upstream's wire form, and the fields say what failed, so a caller
+//! branches on them rather than on the text:
+//!
+//! ```
+//! use runstart::run::{InvalidRequestReason, RunRequest, RunStart, RunStartError};
+//!
+//! let bytes = std::fs::read("fixtures/packs/order-review/index.json")?;
+//! let pack = runstart::index::load(&bytes).index.expect("a valid index");
+//! let run_start = RunStart::new();
+//! run_start.register_pack("acme", &pack).expect("pins resolve");
+//! for p in serde_json::from_str::<Vec<runstart::route::ProviderMetadata>>(
+//!     &std::fs::read_to_string("fixtures/providers.json")?,
+//! )? {
+//!     run_start.register_provider("acme", p).expect("valid provider");
+//! }
+//! let request = RunRequest::new("acme", "shop.fraud-analyst", "2026-11-30T09:00:00.000Z")
+//!     .with_parameter("orderID", "A-1001");
+//! let error = run_start.prepare(&request).unwrap_err();
+//! assert_eq!(error.code(), "invalid-request");
+//! assert_eq!(error.instance_path().as_deref(), Some("/parameters/orderID"));
+//! match &error {
+//!     RunStartError::InvalidRequest {
+//!         reason: InvalidRequestReason::UndeclaredParameter { name, declared, .. },
+//!     } => {
+//!         assert_eq!(name, "orderID");
+//!         assert!(declared.iter().any(|d| d == "orderId"));
+//!     }
+//!     other => panic!("{other}"),
+//! }
+//! assert!(error.to_string().contains("did you mean \"orderId\"?"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A run with no tenant policy or resumed route of its own routes as every such run of the
+//! agent does while the tenant's registrations stay the same, so each thread keeps those
+//! routes (at most 256 answers) and routes again after any write to the tenant.
 
 mod cache;
 mod compiled;
@@ -47,7 +85,7 @@ mod wire;
 pub use crate::pack::BlockRole;
 pub use error::{
     AgentNotFoundReason, BlockReason, InvalidRequestReason, RenderFailureReason, RoutingFailure,
-    RunStartError, ToolVersionReason, UnresolvedToolReason,
+    RunStartError, ToolVersionReason,
 };
 pub use instant::{format_iso_instant, is_iso_instant, iso_now};
 pub use wire::{

@@ -6,7 +6,7 @@ use super::compiled::{
 };
 use super::error::{
     AgentNotFoundReason, BlockReason, InvalidRequestReason, LLM_INFERENCE, RenderFailureReason,
-    RoutingFailure, ToolVersionReason, UnresolvedToolReason,
+    RoutingFailure, ToolVersionReason,
 };
 use super::route_memo::{self, Routes};
 use super::wire::{Alternates, PlannedRoute, PlannedTool, RunPlan, RunRequest, TurnPins};
@@ -241,19 +241,14 @@ fn resolve_tool(
         .resolve(TENANT_KEY, &r.id, &r.range)
     {
         Ok(hit) => Ok(Arc::clone(&hit.value.version)),
-        Err(ResolveError::ToolNotFound { .. }) => Err(RunStartError::UnresolvedTool {
-            tool_id: r.id.to_string(),
-            reason: Box::new(UnresolvedToolReason::NotRegistered {
-                agent_id: agent.id.to_string(),
-            }),
-        }),
         Err(
             e @ (ResolveError::InvalidVersionRange { .. }
             | ResolveError::ToolVersionUnresolvable { .. }),
         ) => Err(unresolvable(ToolVersionReason::Registry(e))),
         Err(e) => Err(RunStartError::UnresolvedTool {
             tool_id: r.id.to_string(),
-            reason: Box::new(UnresolvedToolReason::Registry(e)),
+            agent_id: agent.id.to_string(),
+            cause: Box::new(e),
         }),
     }
 }
