@@ -62,9 +62,13 @@ const native = loadNative();
 // ---------------------------------------------------------------------------------------
 // Argument checks
 
+/** The errors this module made, which `coded` passes on as they are. */
+const ownErrors = new WeakSet();
+
 function misuse(message) {
   const error = new TypeError(`runstart: ${message}`);
   error.code = 'invalid-argument';
+  ownErrors.add(error);
   return error;
 }
 
@@ -365,12 +369,12 @@ function readDeclared(declared) {
 }
 
 /**
- * `e` as this module's errors are: one with a `code` as it is; another (a caller's getter or
- * `toJSON` that threw while the context was read) as misuse, as `JSON.stringify` failing on
- * the same value would be.
+ * `e` as this module's errors are: one it made as it is; any other (a caller's getter or
+ * `toJSON` that threw while the context was read, whatever its `code`) as misuse, as
+ * `JSON.stringify` failing on the same value would be.
  */
 function coded(e) {
-  if (e !== null && typeof e === 'object' && typeof e.code === 'string') return e;
+  if (ownErrors.has(e)) return e;
   return misuse(`the render context cannot be sent as JSON: ${e && e.message}`);
 }
 
@@ -563,7 +567,12 @@ function templateEntry(template) {
 /** A new entry with its own native template; `kept` when the map holds it. */
 function freshEntry(template, kept) {
   const prepared = native.prepareTemplate(template);
-  const reads = readTrees(native.templateReadPaths(prepared));
+  const answer = JSON.parse(native.templateReadPaths(prepared));
+  // A template that does not parse reads nothing (its render answers the parse error after
+  // the required-parameter check, which needs only whether each declared parameter is given).
+  const parses = answer !== false;
+  const reads = parses ? readTrees(answer) : new Map();
+  const mayRead = (name) => parses && names(template, reads, name);
   return {
     /** The native template's number; released with the entry. */
     prepared,
@@ -581,11 +590,12 @@ function freshEntry(template, kept) {
     treesFor: undefined,
     trees: undefined,
     // `today` is the first 10 characters of `now`.
-    now: names(template, reads, 'now') || names(template, reads, 'today'),
-    agent: names(template, reads, 'agent'),
-    conversation: names(template, reads, 'conversation'),
-    input: names(template, reads, 'input'),
-    settings: names(template, reads, 'settings'),
+    now: mayRead('now') || mayRead('today'),
+    agent: mayRead('agent'),
+    conversation: mayRead('conversation'),
+    input: mayRead('input'),
+    settings: mayRead('settings'),
+    parses,
     occurs: new Map(),
     /** The last list of supplied names asked about, and those of them that occur. */
     lastKeys: undefined,
@@ -620,12 +630,11 @@ function names(template, reads, name) {
 }
 
 /**
- * The native side's read paths (`templateReadPaths`: root → key paths whose values a render
- * reads whole) as a tree per root: `null` for a value read whole, else a list of
+ * The native side's read paths (`templateReadPaths`, parsed: root → key paths whose values a
+ * render reads whole) as a tree per root: `null` for a value read whole, else a list of
  * `[key, subtree]` pairs. `null` overall when a render may read more than static paths name.
  */
-function readTrees(text) {
-  const paths = JSON.parse(text);
+function readTrees(paths) {
   if (paths === null) return null;
   const trees = new Map();
   for (const root of Object.keys(paths)) {
@@ -671,12 +680,20 @@ const OPAQUE = Symbol('opaque');
 const isEnumerable = Object.prototype.propertyIsEnumerable;
 
 /**
- * Whether the caller supplies parameter `name`: an own enumerable key whose value is not
- * `undefined`. Upstream merges parameters with an object spread, which copies only own
- * enumerable keys, so a non-enumerable one counts as missing whether or not the text names it.
+ * Whether JSON leaves `value` out of an object (`undefined`, a function, a symbol): values
+ * cross to the addon as JSON, so such a value is absent there, whether sent whole or pruned.
+ */
+function absent(value) {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+/**
+ * Whether the caller supplies parameter `name`: an own enumerable key whose value JSON keeps.
+ * Upstream merges parameters with an object spread, which copies only own enumerable keys, so
+ * a non-enumerable one counts as missing whether or not the text names it.
  */
 function isSupplied(parameters, name) {
-  return isEnumerable.call(parameters, name) && parameters[name] !== undefined;
+  return isEnumerable.call(parameters, name) && !absent(parameters[name]);
 }
 
 /**
@@ -791,7 +808,7 @@ function snapshot(value, made, budget) {
 function occurs(entry, template, name) {
   let yes = entry.occurs.get(name);
   if (yes === undefined) {
-    yes = names(template, entry.reads, name);
+    yes = entry.parses && names(template, entry.reads, name);
     if (entry.occurs.size < NAMES_PER_TEMPLATE_CAP) entry.occurs.set(name, yes);
   }
   return yes;
@@ -842,7 +859,7 @@ function renderPayload(entry, template, view, now, identity) {
       now,
       agent: identity,
       conversation: view.conversation ?? null,
-      input: view.input === undefined ? undefined : { value: view.input },
+      input: absent(view.input) ? undefined : { value: view.input },
       settings: view.settings,
     };
   }
@@ -871,12 +888,12 @@ function renderPayload(entry, template, view, now, identity) {
     declaredNamed[i] = named;
     const d = p.default;
     if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) walk.plain = false;
-    made.push(p.name, p.required, named ? d : d === undefined, named || isSupplied(parameters, p.name));
+    made.push(p.name, p.required, named ? d : absent(d), named || isSupplied(parameters, p.name));
   }
   const input = entry.input ? view.input : undefined;
   let inputAt = -1;
   if (entry.input) {
-    if (input === undefined) made.push(ABSENT);
+    if (absent(input)) made.push(ABSENT);
     else {
       made.push(PRESENT);
       inputAt = made.length;
@@ -910,7 +927,7 @@ function renderPayload(entry, template, view, now, identity) {
       if (declaredNamed[i]) {
         slim[i] = p;
       } else {
-        slim[i] = { name: p.name, required: p.required, default: p.default === undefined ? undefined : null };
+        slim[i] = { name: p.name, required: p.required, default: absent(p.default) ? undefined : null };
         if (isSupplied(parameters, p.name)) put(sent, p.name, null);
       }
     }

@@ -89,7 +89,7 @@ pub use error::{ParseError, ParseErrorKind, RenderError, RenderErrorKind};
 pub use limits::{MAX_DEPTH, MAX_TEMPLATE_LENGTH};
 pub use parameter::PromptParameter;
 pub(crate) use prompt::PromptGlobals;
-pub use prompt::{AutoVariables, PromptError, prompt_context};
+pub use prompt::{AutoVariables, PromptError, check_required, prompt_context};
 
 /// 1-based line and column (in characters) of byte `offset` in `text`, as LiquidJS reports
 /// positions.

@@ -149,6 +149,42 @@ impl fmt::Display for PromptError {
 
 impl std::error::Error for PromptError {}
 
+/// Step 1 of a prompt render (agents.md §3.2), before Liquid runs: every declared parameter
+/// that is required (`required` not false) and has no default must be a key of `supplied`.
+/// A JSON `null` counts as supplied.
+///
+/// # Errors
+///
+/// [`PromptError::MissingParameters`] with every missing name, in declaration order.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::template::{PromptParameter, check_required};
+/// use serde_json::{json, Map};
+///
+/// let params = [PromptParameter::new("firm"), PromptParameter::new("tone")];
+/// let mut supplied = Map::new();
+/// supplied.insert("tone".into(), json!(null));
+/// let err = check_required(&params, &supplied).unwrap_err();
+/// assert_eq!(err.to_string(), "Required parameter missing: firm");
+/// ```
+pub fn check_required(
+    params: &[PromptParameter],
+    supplied: &Map<String, Value>,
+) -> Result<(), PromptError> {
+    let missing: Vec<String> = params
+        .iter()
+        .filter(|p| p.required && p.default.is_none() && !supplied.contains_key(&p.name))
+        .map(|p| p.name.clone())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(PromptError::MissingParameters(missing))
+    }
+}
+
 /// The render context of §3.3: defaults, then every supplied parameter, then the
 /// auto-variables.
 pub fn prompt_context(
@@ -231,14 +267,7 @@ impl CompiledTemplate {
         supplied: &Map<String, Value>,
         auto: &PromptGlobals<'_>,
     ) -> Result<String, PromptError> {
-        let missing: Vec<String> = params
-            .iter()
-            .filter(|p| p.required && p.default.is_none() && !supplied.contains_key(&p.name))
-            .map(|p| p.name.clone())
-            .collect();
-        if !missing.is_empty() {
-            return Err(PromptError::MissingParameters(missing));
-        }
+        check_required(params, supplied)?;
         let mut named = [
             ("today", Val::S(today_of(auto.now))),
             ("now", Val::S(auto.now)),

@@ -12,7 +12,9 @@ use crate::guard::{Failure, from_json, guard};
 use napi::Env;
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
-use runstart::template::{AutoVariables, CompiledTemplate, PromptError, PromptParameter};
+use runstart::template::{
+    AutoVariables, CompiledTemplate, PromptError, PromptParameter, check_required,
+};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -74,9 +76,9 @@ pub fn prepare_template(env: Env, template: String) -> napi::Result<u32> {
 /// object from each root the template reads to the key paths below it whose values it reads
 /// whole (`{"customer": [["name"], ["tier"]], "orders": [[]]}`, see
 /// `CompiledTemplate::read_paths`), or `null` when a render may read more than static paths
-/// name. A template that does not parse reads nothing (`{}`): its render answers the parse
-/// error, after the required-parameter check, which reads only whether each declared
-/// parameter is supplied. The loader sends a root it finds here pruned to these paths.
+/// name, or `false` for a template that does not parse: it reads nothing, and its render
+/// answers the parse error after the required-parameter check, which reads only whether each
+/// declared parameter is supplied. The loader sends a root it finds here pruned to these paths.
 ///
 /// # Errors
 ///
@@ -91,7 +93,7 @@ pub fn template_read_paths(env: Env, id: u32) -> napi::Result<String> {
                 .and_then(Option::as_ref)
                 .ok_or_else(|| Failure::invalid(format!("no prepared template numbered {id}")))?;
             let Ok(template) = &slot.parsed else {
-                return Ok("{}".to_owned());
+                return Ok("false".to_owned());
             };
             let Some(paths) = template.read_paths() else {
                 return Ok("null".to_owned());
@@ -365,7 +367,9 @@ pub fn render_prepared(env: Env, id: u32, payload_json: String) -> napi::Result<
                         &retained.parameters,
                         &retained.auto,
                     ),
-                    Err(message) => Err(PromptError::RenderFailure(message.clone())),
+                    // Required parameters are checked before Liquid runs, so before the parse.
+                    Err(message) => check_required(&retained.declared, &retained.parameters)
+                        .and(Err(PromptError::RenderFailure(message.clone()))),
                 };
                 if payload_json.len() > RETAINED_PAYLOAD_MAX_LEN {
                     retained.drop_objects();

@@ -555,10 +555,25 @@ test('a getter is read once per render, so the next render of the template is no
   const supplied = { get x() { p++; return p === 1 ? 'v' : undefined; } };
   assert.equal(out(renderInstructions(A('hello', [{ name: 'x' }]), { parameters: supplied })), 'hello');
   assert.equal(out(renderInstructions(A('hello', [{ name: 'x' }]), { parameters: { x: 'v' } })), 'hello');
-  // A template that does not parse reads nothing: what it cannot read is never serialized.
-  const bad = renderInstructions(A('{{ a '), { parameters: { big: 1n } });
-  assert.equal(bad.ok, false);
-  assert.equal(bad.error.code, 'render-failure');
+  // A template that does not parse reads nothing: what it cannot read is never serialized,
+  // and its required parameters are checked first, as before Liquid runs.
+  for (const parameters of [{ big: 1n }, { a: 1n }, { a: 1, b: 1n }]) {
+    const bad = renderInstructions(A('{{ a '), { parameters });
+    assert.equal(bad.ok, false);
+    assert.equal(bad.error.code, 'render-failure');
+  }
+  assert.equal(out(renderInstructions(A('{{ a ', [{ name: 'x' }]), { parameters: {} })), 'missing-parameter: Required parameter missing: x');
+  // Values cross as JSON: a function or symbol is absent, named in the text or not.
+  for (const t of ['hello', '{{ x }}']) {
+    for (const x of [() => 1, Symbol('s')]) {
+      assert.equal(out(renderInstructions(A(t, [{ name: 'x' }]), { parameters: { x } })), 'missing-parameter: Required parameter missing: x', t);
+      assert.equal(out(renderInstructions(A(t, [{ name: 'x', default: x }]), { parameters: {} })), 'missing-parameter: Required parameter missing: x', t);
+    }
+  }
+  assert.equal(out(renderInstructions(A('hello'), { parameters: {}, input: () => 1 })), 'hello');
+  // A caller's error is relabelled whatever its code.
+  const coded = { get a() { throw Object.assign(new Error('disk'), { code: 'ENOENT' }); } };
+  assert.throws(() => renderInstructions(A('{{ x.a }}'), { parameters: { x: coded } }), { code: 'invalid-argument', message: /disk/ });
   // Argument errors keep their order: agent identity before the declared parameters.
   assert.throws(() => renderInstructions({ instructions: 'x', parameters: [null] }, { parameters: {} }), { code: 'invalid-argument', message: /agent\.id/ });
   assert.throws(() => renderInstructions(A('x'), { parameters: {}, clock: 1, settings: 2 }), { code: 'invalid-argument', message: /context\.clock/ });
