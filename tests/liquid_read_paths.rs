@@ -145,8 +145,14 @@ fn read_paths_stop_where_the_value_decides() {
         "{{ a[(1..n)].b }}",
         "{{ (1..n.m).size }}",
         "{{ list | where_exp: 'i', 'i.a == b.c' }}",
-        "{% include 'x' %}",
+        "{% render k %}",
     ] {
         assert_eq!(paths(opaque), None, "{opaque}");
     }
+    // A render fails at any other partial tag, after evaluating its arguments.
+    assert_eq!(paths("{% include 'x' %}"), Some(Vec::new()));
+    assert_eq!(
+        paths("{{ a.b }}{% include f, k: v.w %}"),
+        Some(vec!["a:b".to_string(), "v:w".to_string(), "f:".to_string()])
+    );
 }

@@ -310,7 +310,16 @@ impl<'s> Analyzer<'s> {
                 self.blocks.pop();
             }
             Node::Partial(p) => {
-                self.opaque = true;
+                // A render never loads a partial (a prompt has no template root): it fails at
+                // the tag, after evaluating what is recorded below, or renders a `layout
+                // none`'s body. The one value it reads that LiquidJS's analysis leaves out is
+                // a `render` tag's file given as a value.
+                if matches!(
+                    (&p.file, p.tag),
+                    (PartialFile::Value(_), PartialTag::Render)
+                ) {
+                    self.opaque = true;
+                }
                 // LiquidJS's `arguments()`: hash values, then (include, layout) the file when
                 // it is a value, then `with` / `for`; a `render` never yields its file
                 for e in p.hash.iter().filter_map(|(_, v)| v.as_ref()) {

@@ -101,7 +101,9 @@ impl CompiledTemplate {
     ///
     /// `None` when a render may read a global no static path names: a computed root
     /// (`{{ [name] }}`), a key inside a range or literal (`a[(1..n)]`), an expression filter
-    /// (`where_exp`), or a partial tag. Then pass the whole context.
+    /// (`where_exp`), or a `render` tag whose file is a value. Then pass the whole context.
+    /// Other partial tags read what their arguments name: a render fails at the tag (a prompt
+    /// has no template root) or renders a `layout none`'s body.
     ///
     /// # Examples
     ///
@@ -119,7 +121,7 @@ impl CompiledTemplate {
     /// assert!(CompiledTemplate::parse("{{ [key] }}").unwrap().read_paths().is_none());
     /// ```
     pub fn read_paths(&self) -> Option<Vec<(&str, Vec<&str>)>> {
-        if self.opaque || !self.partials.is_empty() {
+        if self.opaque {
             return None;
         }
         let paths = self
