@@ -379,14 +379,15 @@ function coded(e) {
 }
 
 /**
- * `parameters` as JSON should write the object of names: a parameter named `toJSON` whose
- * value is a function is a key like any other (upstream's spread copies it), not the object's
- * own serializer, and JSON leaves out a function-valued key.
+ * `parameters` without the values JSON leaves out (`absent`), as the pruned payload leaves
+ * them out too; a function-valued `toJSON` key would otherwise be the object's serializer
+ * instead of a name like any other.
  */
-function withoutToJSON(parameters) {
-  if (typeof parameters.toJSON !== 'function') return parameters;
+function sendable(parameters) {
+  const keys = Object.keys(parameters);
+  if (!keys.some((key) => absent(parameters[key]))) return parameters;
   const copy = {};
-  for (const key of Object.keys(parameters)) if (key !== 'toJSON') put(copy, key, parameters[key]);
+  for (const key of keys) if (!absent(parameters[key])) put(copy, key, parameters[key]);
   return copy;
 }
 
@@ -572,7 +573,7 @@ function freshEntry(template, kept) {
   // the required-parameter check, which needs only whether each declared parameter is given).
   const parses = answer !== false;
   const reads = parses ? readTrees(answer) : new Map();
-  const mayRead = (name) => parses && names(template, reads, name);
+  const mayRead = (name) => mayReadGlobal(template, parses, reads, name);
   return {
     /** The native template's number; released with the entry. */
     prepared,
@@ -620,13 +621,13 @@ function freshEntry(template, kept) {
 }
 
 /**
- * Whether a render of `template` may read the global `name`: the text holds it (the way every
- * unquoted name is written), or the native analysis reports it as a root (a quoted root, whose
- * escapes it decodes: `{{ ["\u0061"] }}` reads `a`). With `reads` null the caller sends every
- * value anyway.
+ * Whether a render of `template` may read the global `name`: never when it does not parse;
+ * else when the text holds it (the way every unquoted name is written) or the native analysis
+ * reports it as a root (a quoted root, whose escapes it decodes: `{{ ["\u0061"] }}` reads
+ * `a`). With `reads` null the caller sends every value anyway.
  */
-function names(template, reads, name) {
-  return template.includes(name) || (reads !== null && reads.has(name));
+function mayReadGlobal(template, parses, reads, name) {
+  return parses && (template.includes(name) || (reads !== null && reads.has(name)));
 }
 
 /**
@@ -808,7 +809,7 @@ function snapshot(value, made, budget) {
 function occurs(entry, template, name) {
   let yes = entry.occurs.get(name);
   if (yes === undefined) {
-    yes = entry.parses && names(template, entry.reads, name);
+    yes = mayReadGlobal(template, entry.parses, entry.reads, name);
     if (entry.occurs.size < NAMES_PER_TEMPLATE_CAP) entry.occurs.set(name, yes);
   }
   return yes;
@@ -855,7 +856,7 @@ function renderPayload(entry, template, view, now, identity) {
     entry.pendingParameters = undefined;
     return {
       declared,
-      parameters: withoutToJSON(parameters),
+      parameters: sendable(parameters),
       now,
       agent: identity,
       conversation: view.conversation ?? null,
@@ -917,9 +918,8 @@ function renderPayload(entry, template, view, now, identity) {
     for (let i = 0; i < names.length; i++) {
       cursor.at = starts[i];
       const value = prunedAt(made, cursor, trees[i], walk);
-      // JSON leaves a function-valued key out; as an own key, `toJSON` would instead be the
-      // payload's serializer.
-      if (typeof value !== 'function') put(sent, names[i], value);
+      // As `sendable` leaves them out of the whole payload.
+      if (!absent(value)) put(sent, names[i], value);
     }
     const slim = new Array(declared.length);
     for (let i = 0; i < declared.length; i++) {

@@ -156,8 +156,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         if declared_type != "string" || request.parameters.get(name) == Some(&as_text) {
             break;
         }
-        let name = name.clone();
-        request.parameters.insert(name, as_text);
+        request.parameters.insert(name.clone(), as_text);
         result = run_start.prepare(&request);
     }
     match result {

@@ -8,7 +8,7 @@ use crate::catalog::ResolveError;
 use crate::pack::BlockRole;
 use crate::route::CapabilityUnsatisfiable;
 use crate::template::PromptError;
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
 
@@ -314,7 +314,7 @@ impl RunStartError {
                 InvalidRequestReason::NowNotInstant { .. } => "/now".to_owned(),
                 InvalidRequestReason::UndeclaredParameter { name, .. }
                 | InvalidRequestReason::WrongParameterType { name, .. } => {
-                    format!("/parameters/{}", name.replace('~', "~0").replace('/', "~1"))
+                    crate::diagnostics::pointer::join("/parameters", &[name])
                 }
             }),
             _ => None,
@@ -488,69 +488,73 @@ impl fmt::Display for InvalidRequestReason {
 
 impl std::error::Error for RunStartError {}
 
+/// The wire form, borrowed: `code`, `message`, then the fields a variant has, in upstream's
+/// order (a field left out is absent; `cause` is `null` when routing did not run).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Wire<'a> {
+    code: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guardrail_ids: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested_range: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    available_versions: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<Option<&'a CapabilityUnsatisfiable>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instance_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameter_name: Option<&'a str>,
+}
+
 impl Serialize for RunStartError {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // `code` and `message`, then the variant's fields.
-        let fields = match self {
-            RunStartError::UnresolvedGuardrail { .. }
-            | RunStartError::UnresolvedTool { .. }
-            | RunStartError::CapabilityRoutingFailed { .. } => 1,
-            RunStartError::ToolVersionUnresolvable { .. } => {
-                2 + usize::from(self.available_versions().is_some())
-            }
-            RunStartError::BlockUnresolvable { .. } => 2,
-            RunStartError::MissingParameter { .. } => usize::from(self.parameter_name().is_some()),
-            RunStartError::InvalidRequest { .. } => {
-                1 + usize::from(self.parameter_name().is_some())
-            }
-            RunStartError::AgentNotFound { .. } | RunStartError::RenderFailure { .. } => 0,
+        let mut wire = Wire {
+            code: self.code(),
+            message: self.to_string(),
+            guardrail_ids: None,
+            tool_id: None,
+            block_id: None,
+            requested_range: None,
+            available_versions: self.available_versions(),
+            cause: None,
+            instance_path: self.instance_path(),
+            parameter_name: self.parameter_name(),
         };
-        let mut map = serializer.serialize_map(Some(2 + fields))?;
-        map.serialize_entry("code", self.code())?;
-        map.serialize_entry("message", &self.to_string())?;
         match self {
             RunStartError::UnresolvedGuardrail { guardrail_ids, .. } => {
-                map.serialize_entry("guardrailIds", guardrail_ids)?;
+                wire.guardrail_ids = Some(guardrail_ids);
             }
-            RunStartError::UnresolvedTool { tool_id, .. } => {
-                map.serialize_entry("toolId", tool_id)?;
-            }
+            RunStartError::UnresolvedTool { tool_id, .. } => wire.tool_id = Some(tool_id),
             RunStartError::ToolVersionUnresolvable {
                 tool_id,
                 requested_range,
                 ..
             } => {
-                map.serialize_entry("toolId", tool_id)?;
-                map.serialize_entry("requestedRange", requested_range)?;
-                if let Some(available) = self.available_versions() {
-                    map.serialize_entry("availableVersions", &available)?;
-                }
+                wire.tool_id = Some(tool_id);
+                wire.requested_range = Some(requested_range);
             }
             RunStartError::BlockUnresolvable {
                 block_id,
                 requested_range,
                 ..
             } => {
-                map.serialize_entry("blockId", block_id)?;
-                map.serialize_entry("requestedRange", requested_range)?;
+                wire.block_id = Some(block_id);
+                wire.requested_range = Some(requested_range);
             }
-            RunStartError::CapabilityRoutingFailed { .. } => {
-                map.serialize_entry("cause", &self.cause())?;
-            }
-            RunStartError::MissingParameter { .. } => {
-                if let Some(name) = self.parameter_name() {
-                    map.serialize_entry("parameterName", name)?;
-                }
-            }
-            RunStartError::InvalidRequest { .. } => {
-                map.serialize_entry("instancePath", &self.instance_path())?;
-                if let Some(name) = self.parameter_name() {
-                    map.serialize_entry("parameterName", name)?;
-                }
-            }
-            RunStartError::AgentNotFound { .. } | RunStartError::RenderFailure { .. } => {}
+            RunStartError::CapabilityRoutingFailed { .. } => wire.cause = Some(self.cause()),
+            RunStartError::AgentNotFound { .. }
+            | RunStartError::MissingParameter { .. }
+            | RunStartError::RenderFailure { .. }
+            | RunStartError::InvalidRequest { .. } => {}
         }
-        map.end()
+        wire.serialize(serializer)
     }
 }
 

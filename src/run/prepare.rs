@@ -83,13 +83,14 @@ impl Snapshot {
         };
         // A run with no policy and no resumed route of its own routes as every such run of
         // this agent does while the tenant's state is the same.
+        let resumed = resumed_route(request);
         let (route, capabilities, warnings) =
-            if request.tenant_policy.is_none() && resumed_route(request).is_none() {
+            if request.tenant_policy.is_none() && resumed.is_none() {
                 route_memo::routes(state, &slot.agent, || {
-                    route_capabilities(state, agent, request)
+                    route_capabilities(state, agent, request, None)
                 })?
             } else {
-                route_capabilities(state, agent, request)?
+                route_capabilities(state, agent, request, resumed)?
             };
         let instructions = render(agent, pinned, request)?;
         Ok(RunPlan {
@@ -359,10 +360,12 @@ fn resumed_route(request: &RunRequest) -> Option<(&str, &str)> {
         .and_then(|p| Some((p.provider_id.as_deref()?, p.model.as_deref()?)))
 }
 
+/// Routes every capability of `agent`; `resumed` is the request's `resumed_route`.
 fn route_capabilities(
     state: &TenantState,
     agent: &CompiledAgent,
     request: &RunRequest,
+    resumed: Option<(&str, &str)>,
 ) -> Result<Routes, RunStartError> {
     if agent.capabilities.is_empty() {
         return Err(RunStartError::CapabilityRoutingFailed {
@@ -382,7 +385,6 @@ fn route_capabilities(
         Some(m) => m.as_ref(),
         None => registered.map(CompiledPolicy::policy),
     };
-    let resumed = resumed_route(request);
     let pinned_policy = resumed.map(|(provider, model)| {
         let pin = TenantPolicy {
             tenant_id: Some(request.tenant_id.clone()),
