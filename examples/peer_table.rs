@@ -3,7 +3,11 @@
 //!
 //! ```text
 //! cargo run --release --example peer_table -- <rounds dir>
+//! cargo run --release --example peer_table -- --workloads
 //! ```
+//!
+//! `--workloads` prints one line per workload, `<peer name> <bench target> <criterion bench
+//! id>`, the list `compare.sh` times, so that it is kept in one place.
 //!
 //! `<rounds dir>` (`target/peers`) holds one folder per round, `round-1`, `round-2`, …, each
 //! with criterion's results of that round (`criterion/<bench id>/new/`) and, when Node was
@@ -18,32 +22,42 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// One row: the peers' workload name, the criterion bench that times the same inputs, and what
-/// it measures.
-const ROWS: &[(&str, &str, &str)] = &[
+/// One row: the peers' workload name, the bench target and the criterion bench that time the
+/// same inputs, and what it measures. `compare.sh` reads the first three (`--workloads`).
+const ROWS: &[(&str, &str, &str, &str)] = &[
     (
         "range_parse",
+        "resolve",
         "range_parse/conformance",
         "parse an npm range",
     ),
     (
         "max_satisfying_preparsed",
+        "resolve",
         "max_satisfying/preparsed",
         "`maxSatisfying`, range and versions pre-parsed",
     ),
     (
         "max_satisfying_strings",
+        "resolve",
         "max_satisfying/from_strings",
         "`maxSatisfying` from strings",
     ),
-    ("liquid_parse", "parse/conformance", "Liquid parse"),
+    (
+        "liquid_parse",
+        "template",
+        "parse/conformance",
+        "Liquid parse",
+    ),
     (
         "liquid_parse_analyze",
+        "template",
         "parse_analyze/conformance",
         "Liquid parse + global variable analysis",
     ),
     (
         "liquid_render",
+        "template",
         "render/conformance",
         "Liquid strict render, pre-parsed",
     ),
@@ -152,9 +166,15 @@ fn read_row(rounds: &[PathBuf], peer: &str, bench: &str) -> Result<(Row, Option<
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [dir] = args.as_slice() else {
-        eprintln!("usage: peer_table <rounds dir>");
+        eprintln!("usage: peer_table <rounds dir> | --workloads");
         return ExitCode::from(2);
     };
+    if dir == "--workloads" {
+        for (peer, target, bench, _) in ROWS {
+            println!("{peer} {target} {bench}");
+        }
+        return ExitCode::SUCCESS;
+    }
     let rounds = match rounds(Path::new(dir)) {
         Ok(r) => r,
         Err(e) => {
@@ -164,7 +184,7 @@ fn main() -> ExitCode {
     };
     let mut rows = Vec::new();
     let mut peers_file = None;
-    for (peer, bench, what) in ROWS {
+    for (peer, _, bench, what) in ROWS {
         match read_row(&rounds, peer, bench) {
             Ok((row, file)) => {
                 if peers_file.is_none() {

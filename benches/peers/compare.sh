@@ -40,19 +40,17 @@ else
   echo "compare: node/npm not found: timing runstart's side alone" >&2
 fi
 
-# Each workload: the peers' name for it, the bench target, the criterion bench id.
-workloads=(
-  "range_parse resolve range_parse/conformance"
-  "max_satisfying_preparsed resolve max_satisfying/preparsed"
-  "max_satisfying_strings resolve max_satisfying/from_strings"
-  "liquid_parse template parse/conformance"
-  "liquid_parse_analyze template parse_analyze/conformance"
-  "liquid_render template render/conformance"
-)
-
 # Build once, so that no round waits on the compiler.
 cargo bench --locked --bench resolve --bench template --no-run >&2
 cargo build --quiet --release --locked --example peer_table
+table="$root/target/release/examples/peer_table"
+
+# Each workload: the peers' name for it, the bench target, the criterion bench id.
+mapfile -t workloads < <("$table" --workloads)
+if [ "${#workloads[@]}" = 0 ]; then
+  echo "compare: peer_table --workloads listed no workload" >&2
+  exit 2
+fi
 
 peer() { # name round-dir
   node benches/peers/peers.mjs --shared "$root/../shared" --seconds "${PEER_SECONDS:-3}" \
@@ -80,4 +78,4 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
-"$root/target/release/examples/peer_table" "$out" | tee "$out/table.md"
+"$table" "$out" | tee "$out/table.md"
