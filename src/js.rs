@@ -23,6 +23,13 @@ pub(crate) fn write_js_number(out: &mut impl Write, x: f64) -> fmt::Result {
     if x < 0.0 {
         out.write_char('-')?;
     }
+    // An integer below 2^53 is its digits, as JS prints it: formatted as an integer, which
+    // skips the shortest-digits search (most numbers a template prints are counts).
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // ok: integral, < 2^53
+        let n = x.abs() as u64;
+        return write!(out, "{n}");
+    }
     // `{:e}` yields the shortest round-trip digits as `d[.ddd]e<exp>`; stack buffer, no heap.
     let mut buf = StackBuf::default();
     write!(buf, "{:e}", x.abs())?;

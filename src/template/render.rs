@@ -70,6 +70,10 @@ pub(crate) struct Renderer<'a> {
     src: &'a str,
     globals: Globals<'a>,
     env_over: Vec<(&'a str, Val<'a>)>,
+    /// The template's own variables (`assign`, `capture`), below every loop scope; kept
+    /// apart so that a render that assigns nothing allocates no scope.
+    bottom: Vec<(&'a str, Val<'a>)>,
+    /// Loop and block scopes, innermost last.
     scopes: Vec<Vec<(&'a str, Val<'a>)>>,
     brk: bool,
     cont: bool,
@@ -89,7 +93,8 @@ impl<'a> Renderer<'a> {
             src,
             globals,
             env_over: Vec::new(),
-            scopes: vec![Vec::new()],
+            bottom: Vec::new(),
+            scopes: Vec::new(),
             brk: false,
             cont: false,
             cycles: HashMap::new(),
@@ -132,11 +137,9 @@ impl<'a> Renderer<'a> {
     }
 
     fn set_bottom(&mut self, name: &'a str, v: Val<'a>) {
-        if let Some(scope) = self.scopes.first_mut() {
-            match scope.iter_mut().find(|(k, _)| *k == name) {
-                Some(slot) => slot.1 = v,
-                None => scope.push((name, v)),
-            }
+        match self.bottom.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = v,
+            None => self.bottom.push((name, v)),
         }
     }
 
@@ -662,7 +665,12 @@ impl<'a> Renderer<'a> {
     }
 
     fn lookup_root(&self, name: &str) -> Val<'a> {
-        for scope in self.scopes.iter().rev() {
+        for scope in self
+            .scopes
+            .iter()
+            .rev()
+            .chain(std::iter::once(&self.bottom))
+        {
             if let Some((_, v)) = scope.iter().find(|(k, _)| *k == name) {
                 return v.clone();
             }

@@ -3,6 +3,7 @@
 
 use super::ast::LoopHead;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// State of a `forloop` / `tablerowloop` drop at one iteration; small and `Copy`, so a loop
@@ -175,8 +176,8 @@ impl<'a> Val<'a> {
                 }
             }
             Val::Json(Value::Object(m)) => {
-                let k = js_string(key);
-                match m.get(&k) {
+                let k = key_text(key);
+                match m.get(k.as_ref()) {
                     Some(v) => Val::from_json(v),
                     None if k == "size" => Val::Num(m.len() as f64),
                     None => Val::Undef,
@@ -184,7 +185,7 @@ impl<'a> Val<'a> {
             }
             Val::S(_) | Val::Str(_) => {
                 let s = self.as_str().unwrap_or("");
-                let k = js_string(key);
+                let k = key_text(key);
                 if k == "length" || k == "size" {
                     return Val::Num(s.encode_utf16().count() as f64);
                 }
@@ -197,7 +198,7 @@ impl<'a> Val<'a> {
                 }
                 Val::Undef
             }
-            Val::Group(g) => match js_string(key).as_str() {
+            Val::Group(g) => match key_text(key).as_ref() {
                 "name" => g.0.clone(),
                 "items" => Val::Arr(Rc::new(g.1.clone())),
                 // an object's size is its number of keys
@@ -205,11 +206,11 @@ impl<'a> Val<'a> {
                 _ => Val::Undef,
             },
             Val::Loop(l) => {
-                let k = js_string(key);
+                let k = key_text(key);
                 let i = l.index0 as usize;
                 let n = l.length as usize;
                 let cols = (l.cols > 0).then_some(l.cols as usize);
-                match (k.as_str(), cols) {
+                match (k.as_ref(), cols) {
                     ("index", _) => Val::Num((i + 1) as f64),
                     ("index0", _) => Val::Num(i as f64),
                     ("rindex", _) => Val::Num((n - i) as f64),
@@ -360,6 +361,15 @@ pub(crate) fn to_number(v: &Val<'_>) -> f64 {
 pub(crate) use crate::js::js_number as js_num;
 
 /// ECMAScript `String(x)`.
+/// `js_string(key)` as a property name, borrowed when the key is already a string (the
+/// common case: `customer.name` reads a key without building one).
+fn key_text<'k>(key: &'k Val<'_>) -> Cow<'k, str> {
+    match key.as_str() {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(js_string(key)),
+    }
+}
+
 pub(crate) fn js_string(v: &Val<'_>) -> String {
     match v {
         Val::Undef => "undefined".into(),
@@ -416,6 +426,10 @@ pub(crate) fn write_val(out: &mut String, v: &Val<'_>) {
             }
         }
         Val::Loop(_) => out.push_str(&stringify(v)),
+        // written in place: numbers are the most common output after strings
+        Val::Num(n) => {
+            let _ = crate::js::write_js_number(out, *n);
+        }
         _ => out.push_str(&js_string(v)),
     }
 }
