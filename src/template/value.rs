@@ -360,7 +360,6 @@ pub(crate) fn to_number(v: &Val<'_>) -> f64 {
 /// `Number.prototype.toString()`.
 pub(crate) use crate::js::js_number as js_num;
 
-/// ECMAScript `String(x)`.
 /// `js_string(key)` as a property name, borrowed when the key is already a string (the
 /// common case: `customer.name` reads a key without building one).
 fn key_text<'k>(key: &'k Val<'_>) -> Cow<'k, str> {
@@ -370,6 +369,7 @@ fn key_text<'k>(key: &'k Val<'_>) -> Cow<'k, str> {
     }
 }
 
+/// ECMAScript `String(x)`.
 pub(crate) fn js_string(v: &Val<'_>) -> String {
     match v {
         Val::Undef => "undefined".into(),
