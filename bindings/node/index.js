@@ -711,44 +711,45 @@ function isSupplied(parameters, name) {
  * values at the tree's paths, with markers for the objects walked and the keys absent, so
  * that an equal list means an equal pruned value, which `prunedAt` builds from the list
  * alone (so that no property is read twice). A value read whole that the list cannot stand
- * for (an object that may have changed inside) goes to `walk.opaque` (the list holds its
- * index there) and clears `walk.plain`.
+ * for (an object that may have changed inside) goes to `made.opaque` (the list holds its
+ * index there) and clears `made.plain`.
  */
-function markOf(value, tree, made, walk) {
+function markOf(value, tree, made) {
   if (tree === null || !isRecord(value)) {
-    wholeValue(value, made, walk);
+    wholeValue(value, made);
     return;
   }
   made.push(DESCENT);
   for (let i = 0; i < tree.length; i++) {
     const key = tree[i][0];
-    if (isEnumerable.call(value, key)) markOf(value[key], tree[i][1], made, walk);
+    if (isEnumerable.call(value, key)) markOf(value[key], tree[i][1], made);
     else made.push(ABSENT);
   }
 }
 
 /**
  * The pruned value `markOf` listed from `made[cursor.at]` on, through `tree`: an object on a
- * path holds only the keys the tree names. Advances `cursor.at` past it.
+ * path holds only the keys the tree names. Advances `cursor.at` past it. `recorder` is the
+ * `Recorder` that made the list (it holds the values an `OPAQUE` item stands for).
  */
-function prunedAt(made, cursor, tree, walk) {
-  if (made[cursor.at] !== DESCENT) return wholeAt(made, cursor, walk);
+function prunedAt(made, cursor, tree, recorder) {
+  if (made[cursor.at] !== DESCENT) return wholeAt(made, cursor, recorder);
   cursor.at++;
   const out = {};
   for (let i = 0; i < tree.length; i++) {
     if (made[cursor.at] === ABSENT) cursor.at++;
-    else put(out, tree[i][0], prunedAt(made, cursor, tree[i][1], walk));
+    else put(out, tree[i][0], prunedAt(made, cursor, tree[i][1], recorder));
   }
   return out;
 }
 
 /** The value `wholeValue` listed at `made[cursor.at]`; advances `cursor.at` past it. */
-function wholeAt(made, cursor, walk) {
+function wholeAt(made, cursor, recorder) {
   const token = made[cursor.at++];
-  if (token === OPAQUE) return walk.opaque[made[cursor.at++]];
+  if (token === OPAQUE) return recorder.opaque[made[cursor.at++]];
   if (token === ARRAY) {
     const items = new Array(made[cursor.at++]);
-    for (let i = 0; i < items.length; i++) items[i] = wholeAt(made, cursor, walk);
+    for (let i = 0; i < items.length; i++) items[i] = wholeAt(made, cursor, recorder);
     return items;
   }
   if (token === RECORD) {
@@ -756,7 +757,7 @@ function wholeAt(made, cursor, walk) {
     const out = {};
     for (let i = 0; i < n; i++) {
       const key = made[cursor.at++];
-      put(out, key, wholeAt(made, cursor, walk));
+      put(out, key, wholeAt(made, cursor, recorder));
     }
     return out;
   }
@@ -773,19 +774,81 @@ function isRecord(v) {
 /**
  * A value read whole: pushed onto `made` as it is when plain, and when it is a small tree of
  * plain records and arrays with plain leaves (`orders: [{id: 7, total: 12.5}]`), item by
- * item with its keys in JSON's order; `walk.plain` cleared for anything else.
+ * item with its keys in JSON's order; `made.plain` cleared for anything else.
  */
-function wholeValue(value, made, walk) {
+function wholeValue(value, made) {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
     made.push(value);
     return;
   }
-  const start = made.length;
-  if (!snapshot(value, made, { left: SNAPSHOT_MAX_VALUES })) {
-    made.length = start;
-    made.push(OPAQUE, walk.opaque.length);
-    walk.opaque.push(value);
-    walk.plain = false;
+  const start = made.length();
+  made.budget = SNAPSHOT_MAX_VALUES;
+  if (!snapshot(value, made)) {
+    made.truncate(start);
+    made.push(OPAQUE);
+    made.push(made.opaque.length);
+    made.opaque.push(value);
+    made.plain = false;
+  }
+}
+
+/**
+ * The flat list a render's walk makes (see `renderPayload`), compared with the last render's
+ * list as it is made: while every item equals the last list's item at its place, nothing is
+ * stored, and a walk that ends equal to it answers that list itself. At the first difference
+ * the equal prefix is copied and the list goes on as a list of its own. A render whose
+ * values did not change (the common case) thus allocates no list and compares nothing twice.
+ */
+class Recorder {
+  /** `last`: the last render's list, or `undefined` when there is none to compare with. */
+  constructor(last) {
+    this.last = last;
+    /** While comparing: how many items equal the last list's first ones. */
+    this.at = 0;
+    /** The list of this walk's own, once it differs from `last` (`null` until then). */
+    this.list = last === undefined ? [] : null;
+    /** Whether every value listed can be compared (no `OPAQUE` item). */
+    this.plain = true;
+    /** The values read whole that the list cannot stand for, by their index in the list. */
+    this.opaque = [];
+    /** Values `snapshot` may still take (see `SNAPSHOT_MAX_VALUES`). */
+    this.budget = 0;
+  }
+
+  push(item) {
+    if (this.list === null) {
+      const last = this.last;
+      if (this.at < last.length && last[this.at] === item) {
+        this.at++;
+        return;
+      }
+      this.list = last.slice(0, this.at);
+    }
+    this.list.push(item);
+  }
+
+  length() {
+    return this.list === null ? this.at : this.list.length;
+  }
+
+  /** Forgets the items from `n` on. */
+  truncate(n) {
+    if (this.list === null) this.at = n;
+    else this.list.length = n;
+  }
+
+  /** Whether the walk listed exactly the last list. */
+  same() {
+    return this.list === null && this.at === this.last.length;
+  }
+
+  /** The list made: the last one when equal to it. */
+  made() {
+    if (this.list === null) {
+      if (this.at === this.last.length) return this.last;
+      this.list = this.last.slice(0, this.at);
+    }
+    return this.list;
   }
 }
 
@@ -793,24 +856,26 @@ function wholeValue(value, made, walk) {
 const SNAPSHOT_MAX_VALUES = 64;
 
 /** Pushes the plain tree `value` onto `made`; false when it is no such tree or too large. */
-function snapshot(value, made, budget) {
-  if (--budget.left < 0) return false;
+function snapshot(value, made) {
+  if (--made.budget < 0) return false;
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
     made.push(value);
     return true;
   }
   if (Array.isArray(value)) {
     if (typeof value.toJSON === 'function' || Object.getPrototypeOf(value) !== Array.prototype) return false;
-    made.push(ARRAY, value.length);
-    for (let i = 0; i < value.length; i++) if (!snapshot(value[i], made, budget)) return false;
+    made.push(ARRAY);
+    made.push(value.length);
+    for (let i = 0; i < value.length; i++) if (!snapshot(value[i], made)) return false;
     return true;
   }
   if (!isRecord(value)) return false;
   const keys = Object.keys(value);
-  made.push(RECORD, keys.length);
+  made.push(RECORD);
+  made.push(keys.length);
   for (let i = 0; i < keys.length; i++) {
     made.push(keys[i]);
-    if (!snapshot(value[keys[i]], made, budget)) return false;
+    if (!snapshot(value[keys[i]], made)) return false;
   }
   return true;
 }
@@ -879,8 +944,8 @@ function renderPayload(entry, template, view, now, identity) {
   const names = namesToSend(entry, template, Object.keys(parameters));
   // What this render reads, as a flat list (the parameters' names, then each value read,
   // with markers for the shape of what was walked), compared with the last render's.
-  const made = [names];
-  const walk = { plain: true, opaque: [] };
+  const made = new Recorder(synced ? entry.sentParameters : undefined);
+  made.push(names);
   const starts = new Array(names.length);
   if (entry.treesFor !== names) {
     entry.treesFor = names;
@@ -888,8 +953,8 @@ function renderPayload(entry, template, view, now, identity) {
   }
   const trees = entry.trees;
   for (let i = 0; i < names.length; i++) {
-    starts[i] = made.length;
-    markOf(parameters[names[i]], trees[i], made, walk);
+    starts[i] = made.length();
+    markOf(parameters[names[i]], trees[i], made);
   }
   const declaredNamed = new Array(declared.length);
   for (let i = 0; i < declared.length; i++) {
@@ -897,8 +962,11 @@ function renderPayload(entry, template, view, now, identity) {
     const named = occurs(entry, template, p.name);
     declaredNamed[i] = named;
     const d = p.default;
-    if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) walk.plain = false;
-    made.push(p.name, p.required, named ? d : absent(d), named || isSupplied(parameters, p.name));
+    if (named && d !== null && (typeof d === 'object' || typeof d === 'function')) made.plain = false;
+    made.push(p.name);
+    made.push(p.required);
+    made.push(named ? d : absent(d));
+    made.push(named || isSupplied(parameters, p.name));
   }
   const input = entry.input ? view.input : undefined;
   let inputAt = -1;
@@ -906,8 +974,8 @@ function renderPayload(entry, template, view, now, identity) {
     if (absent(input)) made.push(ABSENT);
     else {
       made.push(PRESENT);
-      inputAt = made.length;
-      markOf(input, entry.inputTree, made, walk);
+      inputAt = made.length();
+      markOf(input, entry.inputTree, made);
     }
   }
   const settings = entry.settings ? view.settings : undefined;
@@ -916,17 +984,19 @@ function renderPayload(entry, template, view, now, identity) {
     if (settings === undefined) made.push(ABSENT);
     else {
       made.push(PRESENT);
-      settingsAt = made.length;
-      markOf(settings, entry.settingsTree, made, walk);
+      settingsAt = made.length();
+      markOf(settings, entry.settingsTree, made);
     }
   }
   const cursor = { at: 0 };
-  entry.pendingParameters = walk.plain ? made : undefined;
-  if (!synced || !sameList(made, entry.sentParameters)) {
+  const same = made.same();
+  const list = made.made();
+  entry.pendingParameters = made.plain ? list : undefined;
+  if (!same) {
     const sent = {};
     for (let i = 0; i < names.length; i++) {
       cursor.at = starts[i];
-      const value = prunedAt(made, cursor, trees[i], walk);
+      const value = prunedAt(list, cursor, trees[i], made);
       // As `sendable` leaves them out of the whole payload.
       if (!absent(value)) put(sent, names[i], value);
     }
@@ -968,21 +1038,14 @@ function renderPayload(entry, template, view, now, identity) {
   if (payload !== undefined) {
     if (inputAt >= 0) {
       cursor.at = inputAt;
-      payload.input = { value: prunedAt(made, cursor, entry.inputTree, walk) };
+      payload.input = { value: prunedAt(list, cursor, entry.inputTree, made) };
     }
     if (settingsAt >= 0) {
       cursor.at = settingsAt;
-      payload.settings = prunedAt(made, cursor, entry.settingsTree, walk);
+      payload.settings = prunedAt(list, cursor, entry.settingsTree, made);
     }
   }
   return payload;
-}
-
-/** Whether two lists from `renderPayload` hold the same values (the first by identity). */
-function sameList(a, b) {
-  if (b === undefined || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Records what the native side now retains for `entry`, after a render that answered. */

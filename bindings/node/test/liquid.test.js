@@ -371,6 +371,50 @@ test('a render sends only the parts of objects it reads, and sees every change t
   }
 });
 
+test('a value read whole that changes in its middle, grows past what is compared and shrinks back', () => {
+  // The walk compares what it reads with the last render's list as it goes (no list of its
+  // own until the first difference): a difference deep inside a value, a value that becomes
+  // too large to compare halfway through (the walk goes back to its start) and one that
+  // fits again must each cross.
+  const clock = () => new Date('2026-09-17T15:30:00.000Z');
+  const list = Array.from({ length: 10 }, (_, i) => ({ i }));
+  const context = { parameters: { list, tail: 'end' }, clock };
+  const agent = { id: 'acme.w', name: 'W', version: '1.0.0', instructions: '{{ list | json }}|{{ tail }}', parameters: [] };
+  const expected = () => `${JSON.stringify(list)}|${context.parameters.tail}`;
+  const once = () => renderInstructions(agent, context).value.rendered;
+  assert.equal(once(), expected());
+  assert.equal(once(), expected());
+  list[5].i = 'changed'; // in the middle of the value
+  assert.equal(once(), expected());
+  for (let i = 10; i < 70; i++) list.push({ i }); // past what is compared: crosses whole
+  assert.equal(once(), expected());
+  list[65].i = 'late';
+  assert.equal(once(), expected());
+  list.length = 10; // compared again
+  assert.equal(once(), expected());
+  list[9].i = 'last';
+  context.parameters.tail = 'after';
+  assert.equal(once(), expected());
+  assert.equal(once(), expected());
+  list.pop(); // a shorter list: the walk ends before the last one did
+  assert.equal(once(), expected());
+  list.push({ i: 9 }, { i: 10 }); // a longer one
+  assert.equal(once(), expected());
+  // Equal up to an item that cannot be compared (another prototype): the walk goes back to
+  // the value's start and lists it as one opaque value.
+  class Item {
+    constructor(i) {
+      this.i = i;
+    }
+  }
+  list[list.length - 1] = new Item('boxed');
+  assert.equal(once(), expected());
+  list[0].i = 'first';
+  assert.equal(once(), expected());
+  list[list.length - 1] = { i: 'plain again' };
+  assert.equal(once(), expected());
+});
+
 test('generated templates and in-place changes: a reused template answers as one that sends every value whole', () => {
   // A seeded generator of templates over nested paths (`size`, `first`, indexes, loops,
   // conditional assigns, `json`) and of contexts changed in place between renders. The
