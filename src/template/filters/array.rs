@@ -225,7 +225,7 @@ family! {
                     (it, k)
                 })
                 .collect();
-            keyed.sort_by(|a, b| {
+            js_sort(&mut keyed, |a, b| {
                 if crate::template::value::js_less(&a.1, &b.1) {
                     std::cmp::Ordering::Less
                 } else if crate::template::value::js_less(&b.1, &a.1) {
@@ -291,5 +291,124 @@ fn join_item(v: &Val<'_>) -> String {
             .collect::<Vec<_>>()
             .join(","),
         _ => js_string(v),
+    }
+}
+
+/// `Array.prototype.sort` with a comparator as V8 runs it, for a comparator that need not be
+/// a total order: JavaScript's `<` on mixed strings and numbers is not one (`2 < "a"` and
+/// `"a" < 2` are both false while `1 < 2`), and the standard library's sorts may panic on
+/// such an order. Below 64 items V8's TimSort is one run: the longest ascending (or strictly
+/// descending, then reversed) prefix, extended by binary insertion, which this repeats step
+/// for step, so LiquidJS's order is kept even for an inconsistent comparison. Longer lists
+/// are merge-sorted (stable, the same order as V8's for any consistent comparison).
+fn js_sort<T>(items: &mut Vec<T>, mut cmp: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+    use std::cmp::Ordering::Less;
+    let n = items.len();
+    if n < 2 {
+        return;
+    }
+    if n >= 64 {
+        let taken = std::mem::take(items);
+        *items = merge_sort(taken, &mut cmp);
+        return;
+    }
+    // The first run.
+    let mut run = 2;
+    let descending = cmp(&items[1], &items[0]) == Less;
+    while run < n {
+        let order = cmp(&items[run], &items[run - 1]);
+        if (descending && order != Less) || (!descending && order == Less) {
+            break;
+        }
+        run += 1;
+    }
+    if descending {
+        items[..run].reverse();
+    }
+    // Binary insertion of the rest.
+    for start in run..n {
+        let (mut left, mut right) = (0, start);
+        while left < right {
+            let mid = left + (right - left) / 2;
+            if cmp(&items[start], &items[mid]) == Less {
+                right = mid;
+            } else {
+                left = mid + 1;
+            }
+        }
+        items[left..=start].rotate_right(1);
+    }
+}
+
+/// A stable top-down merge sort that takes any comparison without panicking.
+fn merge_sort<T>(mut items: Vec<T>, cmp: &mut impl FnMut(&T, &T) -> std::cmp::Ordering) -> Vec<T> {
+    if items.len() < 2 {
+        return items;
+    }
+    let right = items.split_off(items.len() / 2);
+    let left = merge_sort(items, cmp);
+    let right = merge_sort(right, cmp);
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let mut left = left.into_iter().peekable();
+    let mut right = right.into_iter().peekable();
+    while let (Some(l), Some(r)) = (left.peek(), right.peek()) {
+        // Equal items keep their order: the left one first.
+        let next = if cmp(r, l) == std::cmp::Ordering::Less {
+            right.next()
+        } else {
+            left.next()
+        };
+        out.extend(next);
+    }
+    out.extend(left);
+    out.extend(right);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_sort;
+    use crate::template::CompiledTemplate;
+    use serde_json::json;
+
+    fn sorted(list: serde_json::Value) -> String {
+        CompiledTemplate::parse("{{ list | sort | json }}")
+            .unwrap()
+            .render(&json!({ "list": list }))
+            .unwrap()
+    }
+
+    #[test]
+    fn sort_takes_javascripts_inconsistent_order_as_v8_does() {
+        // LiquidJS 10.30.1 on Node 20 answers these (`2 < "a"` and `"a" < 2` are both false).
+        assert_eq!(
+            sorted(json!([
+                2, 2, "a", "a", 1, "a", "a", 1, 2, 1, "a", 1, "a", "a", "a", "a", "a", 1, 2, "a",
+                "a"
+            ])),
+            r#"[2,2,"a","a",1,"a","a",1,1,2,"a",1,"a","a","a","a","a",1,2,"a","a"]"#
+        );
+        assert_eq!(
+            sorted(json!([3, "b", 1, "a", 2, "10", 9, "x"])),
+            r#"[3,"b",1,"a",2,9,"10","x"]"#
+        );
+        // A long list does not panic either, and a consistent order is sorted stably.
+        let long: Vec<serde_json::Value> = (0..70)
+            .map(|i| {
+                if i % 3 == 0 {
+                    json!("a")
+                } else {
+                    json!((i * 7) % 5)
+                }
+            })
+            .collect();
+        assert!(sorted(json!(long)).starts_with('['));
+        let mut pairs: Vec<(u8, usize)> = (0..200).map(|i| ((i * 37 % 11) as u8, i)).collect();
+        js_sort(&mut pairs, |a, b| a.0.cmp(&b.0));
+        assert!(
+            pairs
+                .windows(2)
+                .all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1))
+        );
     }
 }
