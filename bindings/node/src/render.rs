@@ -170,10 +170,13 @@ struct ConversationWire {
     turn: u64,
 }
 
-/// `input` when the turn has one (`{"value": …}`, any JSON, `null` included).
+/// `input` when the turn has one (`{"value": …}`, any JSON, `null` included). A `value`
+/// left out is an input whose JSON is nothing (`toJSON` answering `undefined`): the render
+/// sees no input, as it sees no value JSON drops anywhere else.
 #[derive(Debug, Deserialize)]
 struct InputWire {
-    value: Value,
+    #[serde(default, deserialize_with = "present")]
+    value: Option<Value>,
 }
 
 /// What the loader sends for one render, as JSON text. The fields the template may read
@@ -294,8 +297,8 @@ impl Retained {
             if let Some(c) = &self.conversation {
                 auto = auto.with_conversation(&c.id, c.turn);
             }
-            if let Some(input) = payload.input {
-                auto = auto.with_input(input.value);
+            if let Some(value) = payload.input.and_then(|input| input.value) {
+                auto = auto.with_input(value);
             }
             if let Some(settings) = payload.settings {
                 auto = auto.with_settings(settings);

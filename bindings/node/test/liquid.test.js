@@ -415,6 +415,23 @@ test('a value read whole that changes in its middle, grows past what is compared
   assert.equal(once(), expected());
 });
 
+test('an input whose JSON is nothing is no input; a sort of mixed values answers as LiquidJS', () => {
+  // Found by a differential fuzzer: the payload's `{"value": …}` lost its value and the
+  // native side refused it; and Rust's sort panicked on JavaScript's inconsistent `<`.
+  const agent = (instructions) => ({ id: 'acme.i', name: 'I', version: '1.0.0', instructions, parameters: [] });
+  const noJson = { toJSON: () => undefined };
+  for (const t of ['hi{% if input %}yes{% endif %}', 'hi{% if input %}yes{% endif %}{% if false %}{{ [k] }}{% endif %}']) {
+    // Values cross as JSON, so it answers as a turn without input (strict: unresolved).
+    const r = renderInstructions(agent(t), { parameters: {}, input: noJson });
+    const without = renderInstructions(agent(t), { parameters: {} });
+    assert.deepEqual(r.error, without.error);
+    assert.equal(r.error.message, 'Template references an unresolved variable: input');
+  }
+  const list = [2, 2, 'a', 'a', 1, 'a', 'a', 1, 2, 1, 'a', 1, 'a', 'a', 'a', 'a', 'a', 1, 2, 'a', 'a'];
+  const sorted = renderInstructions(agent('{{ list | sort | json }}'), { parameters: { list } });
+  assert.equal(sorted.value.rendered, '[2,2,"a","a",1,"a","a",1,1,2,"a",1,"a","a","a","a","a",1,2,"a","a"]');
+});
+
 test('generated templates and in-place changes: a reused template answers as one that sends every value whole', () => {
   // A seeded generator of templates over nested paths (`size`, `first`, indexes, loops,
   // conditional assigns, `json`) and of contexts changed in place between renders. The
