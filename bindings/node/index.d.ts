@@ -420,6 +420,7 @@ export interface RunStartError {
     | 'capability-routing-failed'
     | 'missing-parameter'
     | 'render-failure'
+    | 'invalid-request'
     | string;
   readonly message: string;
   readonly [field: string]: unknown;
