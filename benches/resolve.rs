@@ -4,9 +4,11 @@
 //! - `range_parse/conformance`: every valid range of `../shared/conformance/semver/max-satisfying.jsonl`.
 //! - `range_parse/spec_table_hot`: the 15 ranges of spec §1.2's table, repeatedly (hot cache).
 //! - `range_parse/adversarial_256`: 256-byte hostile ranges (runs of spaces, operators, `||`, x's).
-//! - `max_satisfying/preparsed`: the same conformance cases with range and versions pre-parsed
-//!   (`preparsed_hot16`: the first 16 of them, repeatedly); `from_strings`: range and versions
-//!   parsed in the timed loop, as npm's `maxSatisfying(strings, string)`.
+//! - `max_satisfying/preparsed`: the same conformance cases with the range pre-parsed and the
+//!   versions read once into a `VersionList` (`preparsed_hot16`: the first 16 of them,
+//!   repeatedly); `preparsed_versions`: the versions as plain `semver::Version`s;
+//!   `from_strings`: range and versions parsed in the timed loop, as npm's
+//!   `maxSatisfying(strings, string)`.
 //! - `resolve/catalog_10k`: 10,000 tools × 20 versions, one pre-parsed reference per tool, a mix
 //!   of exact, caret, tilde, x, union and hyphen ranges (memory-bound: every tool is cold).
 //! - `resolve/catalog_10k_hot16`: the same catalog, 16 of those references again and again, as
@@ -17,7 +19,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use runstart::catalog::{Catalog, ToolRange};
-use runstart::range::{Range, parse_version};
+use runstart::range::{Range, VersionList, parse_version};
 use semver::Version;
 use std::hint::black_box;
 
@@ -127,16 +129,30 @@ fn bench_max_satisfying(c: &mut Criterion) {
         .iter()
         .map(|c| (Range::parse(&c.range).expect("valid range"), c))
         .collect();
-    for (range, case) in &parsed {
+    // Runstart's pre-parsed form of a version list: each version with its packed key.
+    let lists: Vec<(&Range, VersionList)> = parsed
+        .iter()
+        .map(|(range, case)| (range, VersionList::new(case.versions.clone())))
+        .collect();
+    for ((range, case), (_, list)) in parsed.iter().zip(&lists) {
+        let want = case.expected.as_ref().map(ToString::to_string);
         let got = range.max_satisfying(&case.versions);
-        assert_eq!(
-            got.map(ToString::to_string),
-            case.expected.as_ref().map(ToString::to_string)
-        );
+        assert_eq!(got.map(ToString::to_string), want);
+        let got = range.max_satisfying_in(list);
+        assert_eq!(got.map(ToString::to_string), want);
     }
     let mut group = c.benchmark_group("max_satisfying");
     group.throughput(Throughput::Elements(parsed.len() as u64));
     group.bench_function(BenchmarkId::from_parameter("preparsed"), |b| {
+        b.iter(|| {
+            lists
+                .iter()
+                .filter(|(range, list)| black_box(range).max_satisfying_in(list).is_some())
+                .count()
+        })
+    });
+    // The versions as plain `semver::Version`s, each packed as it is read.
+    group.bench_function(BenchmarkId::from_parameter("preparsed_versions"), |b| {
         b.iter(|| {
             parsed
                 .iter()
@@ -171,12 +187,12 @@ fn bench_max_satisfying(c: &mut Criterion) {
                 .count()
         })
     });
-    let hot = &parsed[..16];
+    let hot = &lists[..16];
     group.throughput(Throughput::Elements(hot.len() as u64));
     group.bench_function(BenchmarkId::from_parameter("preparsed_hot16"), |b| {
         b.iter(|| {
             hot.iter()
-                .filter(|(range, case)| black_box(range).max_satisfying(&case.versions).is_some())
+                .filter(|(range, list)| black_box(range).max_satisfying_in(list).is_some())
                 .count()
         })
     });

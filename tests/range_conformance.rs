@@ -4,7 +4,7 @@
 
 mod util;
 
-use runstart::range::{Range, parse_version};
+use runstart::range::{Range, VersionList, parse_version};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -67,6 +67,24 @@ fn max_satisfying_conformance() {
             let index = versions.iter().position(|v| v.as_ref() == Some(best))?;
             Some(case.versions[index].clone())
         });
+        // The same question over the versions read once into a `VersionList`.
+        let max_in_list = parsed.as_ref().ok().and_then(|range| {
+            let list: VersionList = versions.iter().flatten().cloned().collect();
+            let best = range.max_satisfying_in(&list)?;
+            let at = list.versions().iter().position(|v| std::ptr::eq(v, best))?;
+            let index = versions
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.is_some())
+                .nth(at)?
+                .0;
+            Some(case.versions[index].clone())
+        });
+        if max_in_list != max {
+            fail(format!(
+                "max_satisfying_in: {max_in_list:?}, max_satisfying {max:?}"
+            ));
+        }
         if max == case.max_satisfying {
             max_ok += 1;
         } else {

@@ -70,10 +70,13 @@
 //! A range of one or two comparators (four in five) is stored without a heap allocation. A
 //! release, and most prereleases, are tested on a packed integer key of `major.minor.patch`;
 //! only a prerelease on the same triple as one of the range's comparators compares identifiers.
+//! Versions tested again and again are best read once into a [`VersionList`], which keeps
+//! their keys: [`Range::max_satisfying_in`] then scans integers without a branch per version.
 
 mod comparator;
 mod error;
 mod limits;
+mod list;
 mod parse;
 mod scan;
 mod small;
@@ -82,6 +85,7 @@ mod version;
 pub use comparator::{Comparator, Op};
 pub use error::{RangeError, RangeErrorKind};
 pub use limits::{MAX_RANGE_LENGTH, MAX_SAFE_INTEGER, MAX_VERSION_LENGTH};
+pub use list::VersionList;
 pub use version::{compare_versions, parse_version};
 pub(crate) use version::{is_exact_version, is_plain_version, pack_release};
 
@@ -405,7 +409,92 @@ impl Range {
     where
         I: IntoIterator<Item = &'a Version>,
     {
-        self.best_satisfying(versions, Ordering::Less)
+        self.best_satisfying(
+            versions.into_iter().map(|v| (v, pack_version(v))),
+            Ordering::Less,
+        )
+    }
+
+    /// [`Range::max_satisfying`] over versions read once into a [`VersionList`]: the same
+    /// answer, from the list's packed keys.
+    ///
+    /// # Complexity
+    ///
+    /// O(n) integer tests for n versions when the range is one alternative of packable
+    /// versions without `include_prerelease` and no prerelease shares a `major.minor.patch`
+    /// with one of its comparators; else as [`Range::max_satisfying`]. No allocation.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use runstart::range::{parse_version, Range, VersionList};
+    ///
+    /// let list: VersionList = ["1.2.3", "1.2.4-beta", "1.2.4", "1.3.0"]
+    ///     .iter()
+    ///     .filter_map(|v| parse_version(v))
+    ///     .collect();
+    /// let max = Range::parse(">=1.2.4-alpha <1.3")?.max_satisfying_in(&list);
+    /// assert_eq!(max.map(ToString::to_string).as_deref(), Some("1.2.4"));
+    /// # Ok::<(), runstart::range::RangeError>(())
+    /// ```
+    pub fn max_satisfying_in<'a>(&self, list: &'a VersionList) -> Option<&'a Version> {
+        if !self.packable || self.include_prerelease {
+            return self.best_satisfying(list.keyed(), Ordering::Less);
+        }
+        // The releases each alternative admits, as key intervals: kept for one alternative,
+        // worked out here for a union (a few comparisons each, no allocation for up to
+        // `UNION_INTERVALS` alternatives).
+        const UNION_INTERVALS: usize = 8;
+        let mut intervals = [(1u64, 0u64); UNION_INTERVALS];
+        let intervals: &[(u64, u64)] = if self.ends.is_empty() {
+            &[(self.release_lo, self.release_hi)]
+        } else if self.ends.len() < UNION_INTERVALS {
+            for (slot, set) in intervals.iter_mut().zip(self.alternatives()) {
+                *slot = release_interval(set);
+            }
+            &intervals[..=self.ends.len()]
+        } else {
+            return self.best_satisfying(list.keyed(), Ordering::Less);
+        };
+        let (best, general) = max_release_key(list.keys(), intervals, self.triples);
+        if general {
+            return self.max_with_general(list, best);
+        }
+        best.and_then(|i| list.versions().get(i))
+    }
+
+    /// [`Range::max_satisfying_in`] once the keys are scanned: `best` is the highest release
+    /// the keys settle; the versions they cannot settle (too large to pack, or a prerelease on
+    /// the triple of a comparator carrying a prerelease, where identifiers decide) take the
+    /// general test, in list order, so the first of equal precedence still wins.
+    #[cold]
+    fn max_with_general<'a>(
+        &self,
+        list: &'a VersionList,
+        best: Option<usize>,
+    ) -> Option<&'a Version> {
+        let comparators = self.comparators.as_slice();
+        let versions = list.versions();
+        let mut best = best;
+        for (i, (&key, v)) in list.keys().iter().zip(versions).enumerate() {
+            let general =
+                key == list::UNPACKED || (key & 1 == 0 && comparators.iter().any(|c| c.key == key));
+            if !general || !self.satisfies_reference(v) {
+                continue;
+            }
+            let replace = match best.and_then(|b| versions.get(b).map(|bv| (b, bv))) {
+                None => true,
+                Some((b, bv)) => match compare_versions(bv, v) {
+                    Ordering::Less => true,
+                    Ordering::Equal => i < b,
+                    Ordering::Greater => false,
+                },
+            };
+            if replace {
+                best = Some(i);
+            }
+        }
+        best.and_then(|i| versions.get(i))
     }
 
     /// The lowest version that satisfies the range, as npm's `semver.minSatisfying`; the first
@@ -429,19 +518,21 @@ impl Range {
     where
         I: IntoIterator<Item = &'a Version>,
     {
-        self.best_satisfying(versions, Ordering::Greater)
+        self.best_satisfying(
+            versions.into_iter().map(|v| (v, pack_version(v))),
+            Ordering::Greater,
+        )
     }
 
     /// The first satisfying version that no later one replaces, where a later satisfying
     /// version replaces the best so far when the best compares to it as `replace_when`. Each
-    /// version is packed once; its key serves both the range test and the comparison.
+    /// version comes with its packed key, which serves both the range test and the comparison.
     fn best_satisfying<'a, I>(&self, versions: I, replace_when: Ordering) -> Option<&'a Version>
     where
-        I: IntoIterator<Item = &'a Version>,
+        I: IntoIterator<Item = (&'a Version, Option<u64>)>,
     {
         let mut best: Option<(&'a Version, Option<u64>)> = None;
-        for v in versions {
-            let key = pack_version(v);
+        for (v, key) in versions {
             let yes = self
                 .satisfies_fast(v, key)
                 .unwrap_or_else(|| self.satisfies_reference(v));
@@ -462,6 +553,45 @@ impl Range {
         }
         best.map(|(v, _)| v)
     }
+}
+
+/// The position of the highest release key inside one of `intervals` (the first of equal
+/// keys), and whether some key needs the general test: too large to pack, or a prerelease
+/// whose triple's bit is in `triples` (every other prerelease fails npm's prerelease rule).
+///
+/// Branch-free over the keys: which are releases and which are in range is data, not a
+/// pattern a predictor learns. A release key is odd, so a best key of 0 means none yet.
+fn max_release_key(keys: &[u64], intervals: &[(u64, u64)], triples: u64) -> (Option<usize>, bool) {
+    match intervals {
+        // One alternative (five ranges in six): the interval test inlined.
+        &[(lo, hi)] => max_release_key_by(keys, triples, |key| (lo <= key) & (key <= hi)),
+        _ => max_release_key_by(keys, triples, |key| {
+            intervals.iter().fold(false, |inside, &(lo, hi)| {
+                inside | ((lo <= key) & (key <= hi))
+            })
+        }),
+    }
+}
+
+/// [`max_release_key`] with the interval test `inside`.
+#[inline(always)]
+fn max_release_key_by(
+    keys: &[u64],
+    triples: u64,
+    inside: impl Fn(u64) -> bool,
+) -> (Option<usize>, bool) {
+    let mut best = 0;
+    let mut best_key = 0;
+    let mut general = false;
+    for (i, &key) in keys.iter().enumerate() {
+        let release = key & 1 == 1;
+        let unpacked = key == list::UNPACKED;
+        let take = release & !unpacked & inside(key) & (key > best_key);
+        best = if take { i } else { best };
+        best_key = if take { key } else { best_key };
+        general |= unpacked | (!release & (triples & triple_bit(key) != 0));
+    }
+    ((best_key != 0).then_some(best), general)
 }
 
 /// The alternatives of a [`Range`], in order: see [`Range::alternatives`].

@@ -411,6 +411,16 @@ mod props {
                     }
                 }
             }
+            // The same answer, the same element, over the versions read into a list.
+            let list = VersionList::new(versions.clone());
+            let at = |best: Option<&Version>, all: &[Version]| {
+                best.and_then(|b| all.iter().position(|v| std::ptr::eq(v, b)))
+            };
+            prop_assert_eq!(
+                at(range.max_satisfying_in(&list), list.versions()),
+                at(range.max_satisfying(&versions), &versions),
+                "{}", text
+            );
             match range.min_satisfying(&versions) {
                 None => prop_assert!(satisfying.is_empty()),
                 Some(least) => {
@@ -422,4 +432,34 @@ mod props {
             }
         }
     }
+}
+
+#[test]
+fn max_satisfying_in_takes_the_general_path_where_keys_cannot_tell() {
+    let list: VersionList = [
+        "1.2.3-beta.2",
+        "1.2.3-beta.10",
+        "1048576.0.0",
+        "1.2.3",
+        "1.2.3+build",
+    ]
+    .iter()
+    .filter_map(|v| parse_version(v))
+    .collect();
+    let best = |range: &str| {
+        let range = Range::parse(range).expect("a valid range");
+        range.max_satisfying_in(&list).map(ToString::to_string)
+    };
+    // A prerelease on a comparator's own triple: identifiers decide.
+    assert_eq!(
+        best(">=1.2.3-beta.3 <1.2.3").as_deref(),
+        Some("1.2.3-beta.10")
+    );
+    // A number too large to pack.
+    assert_eq!(best(">=2").as_deref(), Some("1048576.0.0"));
+    // Equal precedence: the first wins (build metadata is ignored).
+    assert_eq!(best("1.2.3").as_deref(), Some("1.2.3"));
+    assert_eq!(best("<1.2.3").as_deref(), None);
+    assert_eq!(list.len(), 5);
+    assert!(!list.is_empty());
 }
