@@ -113,121 +113,91 @@ impl Group {
     }
 }
 
-/// Keywords without a data type, in Ajv's rule order.
-const UNTYPED: &[&str] = &[
-    "$dynamicAnchor",
-    "$dynamicRef",
-    "$recursiveAnchor",
-    "$recursiveRef",
-    "$ref",
-    "type",
-    "nullable",
-    "const",
-    "enum",
-    "not",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "if",
-    "then",
-    "else",
-];
-const NUMBER: &[&str] = &[
-    "maximum",
-    "minimum",
-    "exclusiveMaximum",
-    "exclusiveMinimum",
-    "multipleOf",
-    "format",
-];
-const STRING: &[&str] = &[
-    "maxLength",
-    "minLength",
-    "pattern",
-    "format",
-    "formatMaximum",
-    "formatMinimum",
-    "formatExclusiveMaximum",
-    "formatExclusiveMinimum",
-];
-const ARRAY: &[&str] = &[
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "prefixItems",
-    "items",
-    "contains",
-    "maxContains",
-    "minContains",
-    "unevaluatedItems",
-];
-const OBJECT: &[&str] = &[
-    "maxProperties",
-    "minProperties",
-    "required",
-    "propertyNames",
-    "additionalProperties",
-    "dependencies",
-    "properties",
-    "patternProperties",
-    "dependentRequired",
-    "dependentSchemas",
-    "unevaluatedProperties",
+/// Every keyword with a rule, in the order Ajv registers them, with the data types it applies
+/// to (none: any). The order is that of Ajv's strict type checks and, filtered by data type,
+/// the order a group's keywords are evaluated in (see [`keywords_of`]).
+const RULES: &[(&str, &[JType])] = &[
+    ("$dynamicAnchor", &[]),
+    ("$dynamicRef", &[]),
+    ("$recursiveAnchor", &[]),
+    ("$recursiveRef", &[]),
+    ("$ref", &[]),
+    ("maximum", &[JType::Number]),
+    ("minimum", &[JType::Number]),
+    ("exclusiveMaximum", &[JType::Number]),
+    ("exclusiveMinimum", &[JType::Number]),
+    ("multipleOf", &[JType::Number]),
+    ("maxLength", &[JType::String]),
+    ("minLength", &[JType::String]),
+    ("pattern", &[JType::String]),
+    ("maxProperties", &[JType::Object]),
+    ("minProperties", &[JType::Object]),
+    ("required", &[JType::Object]),
+    ("maxItems", &[JType::Array]),
+    ("minItems", &[JType::Array]),
+    ("uniqueItems", &[JType::Array]),
+    ("type", &[]),
+    ("nullable", &[]),
+    ("const", &[]),
+    ("enum", &[]),
+    ("not", &[]),
+    ("anyOf", &[]),
+    ("oneOf", &[]),
+    ("allOf", &[]),
+    ("if", &[]),
+    ("then", &[]),
+    ("else", &[]),
+    ("propertyNames", &[JType::Object]),
+    ("additionalProperties", &[JType::Object]),
+    ("dependencies", &[JType::Object]),
+    ("properties", &[JType::Object]),
+    ("patternProperties", &[JType::Object]),
+    ("prefixItems", &[JType::Array]),
+    ("items", &[JType::Array]),
+    ("contains", &[JType::Array]),
+    ("format", &[JType::Number, JType::String]),
+    ("dependentRequired", &[JType::Object]),
+    ("dependentSchemas", &[JType::Object]),
+    ("maxContains", &[JType::Array]),
+    ("minContains", &[JType::Array]),
+    ("unevaluatedProperties", &[JType::Object]),
+    ("unevaluatedItems", &[JType::Array]),
+    ("formatMaximum", &[JType::String]),
+    ("formatMinimum", &[JType::String]),
+    ("formatExclusiveMaximum", &[JType::String]),
+    ("formatExclusiveMinimum", &[JType::String]),
 ];
 
-/// Every keyword with a rule, in the order Ajv registers them (the order of its strict type
-/// checks).
-const RULES_ALL: &[&str] = &[
-    "$dynamicAnchor",
-    "$dynamicRef",
-    "$recursiveAnchor",
-    "$recursiveRef",
-    "$ref",
-    "maximum",
-    "minimum",
-    "exclusiveMaximum",
-    "exclusiveMinimum",
-    "multipleOf",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "type",
-    "nullable",
-    "const",
-    "enum",
-    "not",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "if",
-    "then",
-    "else",
-    "propertyNames",
-    "additionalProperties",
-    "dependencies",
-    "properties",
-    "patternProperties",
-    "prefixItems",
-    "items",
-    "contains",
-    "format",
-    "dependentRequired",
-    "dependentSchemas",
-    "maxContains",
-    "minContains",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "formatMaximum",
-    "formatMinimum",
-    "formatExclusiveMaximum",
-    "formatExclusiveMinimum",
-];
+/// The keywords of `group` (`None`: those without a data type), in evaluation order.
+fn keywords_of(group: Option<Group>) -> &'static [&'static str] {
+    static GROUPS: std::sync::LazyLock<[Vec<&'static str>; 5]> = std::sync::LazyLock::new(|| {
+        let of = |t: Option<JType>| {
+            RULES
+                .iter()
+                .filter(|(_, types)| match t {
+                    None => types.is_empty(),
+                    Some(t) => types.contains(&t),
+                })
+                .map(|&(keyword, _)| keyword)
+                .collect()
+        };
+        [
+            of(None),
+            of(Some(JType::Number)),
+            of(Some(JType::String)),
+            of(Some(JType::Array)),
+            of(Some(JType::Object)),
+        ]
+    });
+    let at = match group {
+        None => 0,
+        Some(Group::Number) => 1,
+        Some(Group::String) => 2,
+        Some(Group::Array) => 3,
+        Some(Group::Object) => 4,
+    };
+    &GROUPS[at]
+}
 
 /// Keywords Ajv knows without a rule (core, metadata, content), plus `x-kindgi-tunable`.
 /// `$anchor` is not among them: Ajv resolves anchors but strict mode calls it unknown.
@@ -252,25 +222,8 @@ const ANNOTATIONS: &[&str] = &[
     "x-kindgi-tunable",
 ];
 
-fn keyword_types(keyword: &str) -> &'static [JType] {
-    if keyword == "format" {
-        return &[JType::Number, JType::String];
-    }
-    if NUMBER.contains(&keyword) {
-        &[JType::Number]
-    } else if STRING.contains(&keyword) {
-        &[JType::String]
-    } else if ARRAY.contains(&keyword) {
-        &[JType::Array]
-    } else if OBJECT.contains(&keyword) {
-        &[JType::Object]
-    } else {
-        &[]
-    }
-}
-
 fn is_rule(key: &str) -> bool {
-    RULES_ALL.contains(&key)
+    RULES.iter().any(|&(keyword, _)| keyword == key)
 }
 
 fn has_rules(m: &Map<String, Value>) -> bool {
@@ -947,10 +900,10 @@ impl<'s> Compiler<'s> {
         let mut steps = Vec::new();
         let single_with_rules = types.len() == 1
             && match types[0] {
-                JType::Number => Self::group_used(m, NUMBER),
-                JType::String => Self::group_used(m, STRING),
-                JType::Array => Self::group_used(m, ARRAY),
-                JType::Object => Self::group_used(m, OBJECT),
+                JType::Number => Self::group_used(m, keywords_of(Some(Group::Number))),
+                JType::String => Self::group_used(m, keywords_of(Some(Group::String))),
+                JType::Array => Self::group_used(m, keywords_of(Some(Group::Array))),
+                JType::Object => Self::group_used(m, keywords_of(Some(Group::Object))),
                 _ => false,
             };
         let checked = !types.is_empty() && !single_with_rules;
@@ -965,13 +918,14 @@ impl<'s> Compiler<'s> {
             return Ok(steps);
         }
         self.strict_types(cx, m, &types)?;
-        for (group, keywords) in [
-            (None, UNTYPED),
-            (Some(Group::Number), NUMBER),
-            (Some(Group::String), STRING),
-            (Some(Group::Array), ARRAY),
-            (Some(Group::Object), OBJECT),
+        for group in [
+            None,
+            Some(Group::Number),
+            Some(Group::String),
+            Some(Group::Array),
+            Some(Group::Object),
         ] {
+            let keywords = keywords_of(group);
             if !Self::group_used(m, keywords) {
                 continue;
             }
@@ -1047,11 +1001,10 @@ impl<'s> Compiler<'s> {
                 ),
             ));
         }
-        for kw in RULES_ALL {
-            if !m.contains_key(*kw) {
+        for &(kw, kts) in RULES {
+            if !m.contains_key(kw) {
                 continue;
             }
-            let kts = keyword_types(kw);
             let applicable = |t: JType| {
                 cx.data_types.contains(&t)
                     || (t == JType::Number && cx.data_types.contains(&JType::Integer))
@@ -2206,5 +2159,50 @@ fn push_children<'s>(
     // Reverse so the stack pops them in document order.
     for (s, p) in children.into_iter().rev() {
         stack.push((s, p, base.to_owned(), depth));
+    }
+}
+
+#[cfg(test)]
+mod rule_table_tests {
+    use super::*;
+
+    #[test]
+    fn groups_keep_ajv_order_and_format_is_in_both_scalar_groups() {
+        assert_eq!(
+            keywords_of(Some(Group::Number)),
+            [
+                "maximum",
+                "minimum",
+                "exclusiveMaximum",
+                "exclusiveMinimum",
+                "multipleOf",
+                "format"
+            ]
+        );
+        assert_eq!(
+            keywords_of(Some(Group::String))[3..5],
+            ["format", "formatMaximum"]
+        );
+        assert_eq!(keywords_of(None)[4..6], ["$ref", "type"]);
+        assert_eq!(
+            keywords_of(Some(Group::Array)).last(),
+            Some(&"unevaluatedItems")
+        );
+        assert_eq!(
+            keywords_of(Some(Group::Object)).last(),
+            Some(&"unevaluatedProperties")
+        );
+        let grouped: usize = [
+            None,
+            Some(Group::Number),
+            Some(Group::String),
+            Some(Group::Array),
+            Some(Group::Object),
+        ]
+        .into_iter()
+        .map(|g| keywords_of(g).len())
+        .sum();
+        // `format` is in two groups.
+        assert_eq!(grouped, RULES.len() + 1);
     }
 }
