@@ -40,6 +40,7 @@
 //! | check a pack index at deploy time | a [`diagnostics::Report`] | [`validate::validate_index`] |
 //! | read an index into types | [`index::PackIndex`] | [`index::load`] |
 //! | resolve a tool reference's npm range | [`range::Range`], [`catalog::Catalog`] | [`range::Range::parse`] |
+//! | pick the highest of many versions again and again | [`range::VersionList`] | [`range::Range::max_satisfying_in`] |
 //! | check or render a Liquid template | [`template::CompiledTemplate`] | [`template::CompiledTemplate::parse`] |
 //! | validate JSON against a schema the Ajv way | [`schema::CompiledSchema`] | [`schema::CompiledSchema::compile`] |
 //! | check a flow's graph | the issues of [`flow::validate_flow`] | [`flow`] |
