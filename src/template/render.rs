@@ -17,6 +17,12 @@ use super::value::{
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::BuildHasherDefault;
+
+/// The maps of one render, keyed by the template's own text (cycle groups, loop positions),
+/// never by outside data: fixed hash keys spare every render the seeding of a random one.
+type RenderMap<K, V> = HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
 use std::rc::Rc;
 
 type RResult<T> = Result<T, RenderError>;
@@ -77,9 +83,9 @@ pub(crate) struct Renderer<'a> {
     scopes: Vec<Vec<(&'a str, Val<'a>)>>,
     brk: bool,
     cont: bool,
-    cycles: HashMap<String, usize>,
+    cycles: RenderMap<String, usize>,
     /// Where each `for` (by variable and collection text) stopped, for `offset: continue`.
-    continues: HashMap<(&'a str, &'a str), f64>,
+    continues: RenderMap<(&'a str, &'a str), f64>,
     /// Whether loops record where they stopped: only a template whose loops read
     /// `continue` can use it, so others skip the bookkeeping.
     track_continue: bool,
@@ -97,8 +103,8 @@ impl<'a> Renderer<'a> {
             scopes: Vec::new(),
             brk: false,
             cont: false,
-            cycles: HashMap::new(),
-            continues: HashMap::new(),
+            cycles: RenderMap::default(),
+            continues: RenderMap::default(),
             track_continue,
             steps: 0,
         }
