@@ -57,7 +57,8 @@
 //!   them as JavaScript numbers, so it rounds them.
 //! - node-semver 7.8 replaced some regexes; where its source was not at hand, its fixtures and
 //!   npm's own answers decided (`../shared/conformance/semver`, 20,000 cases, all agreeing):
-//!   build metadata of any length is stripped, a wildcard part may only be followed by
+//!   build metadata of any length is stripped from each alternative before anything else
+//!   (so `1.2.3+b - 2` is a hyphen range), a wildcard part may only be followed by
 //!   wildcards (`1.x.5` is refused), a partial tilde (`~1.2`) starts at `-0` with
 //!   `include_prerelease` and a full caret (`^0.0.3`) never does, and the space after an
 //!   operator is removed by 7.8's `trimComparatorWhitespace` rules.

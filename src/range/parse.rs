@@ -374,16 +374,10 @@ impl Ctx {
         )
     }
 
-    /// node-semver's `parseComparator` and what follows it, for one space-free token.
+    /// node-semver's `parseComparator` and what follows it, for one space-free token whose
+    /// build metadata [`strip_builds`] has removed (so its own first-`BUILD` strip has nothing
+    /// left to do).
     fn token(&self, tok: &[u8], out: &mut Comparators) -> Result<(), RangeError> {
-        // Build metadata goes first, wherever the first `+ident` is (even on `1.x+build`).
-        match scan::first_build(tok) {
-            Some((start, end)) => self.token_stripped(&cut(tok, start, end), out),
-            None => self.token_stripped(tok, out),
-        }
-    }
-
-    fn token_stripped(&self, tok: &[u8], out: &mut Comparators) -> Result<(), RangeError> {
         if let Some(rest) = tok.strip_prefix(b"^")
             && let Some(x) = scan::xrange_full(rest)
         {
@@ -553,8 +547,30 @@ fn lone_operator_stage(s: Cow<'_, [u8]>) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
+/// Removes every build-metadata match (`\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*`) from `part`, as
+/// node-semver 7.8's `parseRange` does first of all with its global `BUILDSTRIPRE`: before the
+/// hyphen step, so `1.2.3+b - 2` is the hyphen range `1.2.3 - 2`. Matches are found in the
+/// original text, left to right, as a global replace does; removing one never forms another
+/// (the byte after a match is neither an identifier byte nor a `.` that one follows).
+fn strip_builds(part: &[u8]) -> Cow<'_, [u8]> {
+    let Some((start, end)) = scan::first_build(part) else {
+        return Cow::Borrowed(part);
+    };
+    let mut out = Vec::with_capacity(part.len());
+    out.extend_from_slice(&part[..start]);
+    let mut from = end;
+    while let Some((start, end)) = scan::first_build(&part[from..]) {
+        out.extend_from_slice(&part[from..from + start]);
+        from += end;
+    }
+    out.extend_from_slice(&part[from..]);
+    Cow::Owned(out)
+}
+
 /// node-semver's `parseRange` for one trimmed alternative; appends its comparators to `out`.
 fn alternative(part: &[u8], ctx: &Ctx, out: &mut Comparators) -> Result<(), RangeError> {
+    let part = strip_builds(part);
+    let part: &[u8] = &part;
     let start = out.len();
     if !part.contains(&b' ') {
         // One token, and no text stage applies: each rewrites around a space.

@@ -463,3 +463,80 @@ fn max_satisfying_in_takes_the_general_path_where_keys_cannot_tell() {
     assert_eq!(list.len(), 5);
     assert!(!list.is_empty());
 }
+
+/// npm 7.8.6 strips every `+build` of an alternative before anything else, the hyphen step
+/// included (`Range.parseRange`'s global `BUILDSTRIPRE`); answers from `semver.validRange`.
+/// Found by a differential fuzzer: a hyphen range whose bound had build metadata lost its
+/// `-0` or was refused.
+#[test]
+fn build_metadata_is_stripped_before_the_hyphen_step() {
+    let cases: &[(&str, bool, Option<&str>)] = &[
+        ("3.1.0+x.y - 3.3", false, Some(">=3.1.0 <3.4.0-0")),
+        ("3.1.0+x.y - 3.3", true, Some(">=3.1.0-0 <3.4.0-0")),
+        ("1.2.3+b - 2", false, Some(">=1.2.3 <3.0.0-0")),
+        ("1.2.3+b - 2", true, Some(">=1.2.3-0 <3.0.0-0")),
+        ("1.2.3+a - 2.0.0+b", false, Some(">=1.2.3 <=2.0.0")),
+        ("1.2.3+a - 2.0.0+b", true, Some(">=1.2.3-0 <2.0.1-0")),
+        ("1.2+b - 2", false, Some(">=1.2.0 <3.0.0-0")),
+        ("1.2+b - 2", true, Some(">=1.2.0-0 <3.0.0-0")),
+        ("1+b - 2", false, Some(">=1.0.0 <3.0.0-0")),
+        ("1+b - 2", true, Some(">=1.0.0-0 <3.0.0-0")),
+        ("x+b - 2", false, Some("<3.0.0-0")),
+        ("x+b - 2", true, Some("<3.0.0-0")),
+        ("1.2.3-rc+b - 2+c", false, Some(">=1.2.3-rc <3.0.0-0")),
+        ("1.2.3-rc+b - 2+c", true, Some(">=1.2.3-rc <3.0.0-0")),
+        ("+b 1.2.3", false, Some("1.2.3")),
+        ("+b 1.2.3", true, Some("1.2.3")),
+        ("1.2.3 +b", false, Some("1.2.3")),
+        ("1.2.3 +b", true, Some("1.2.3")),
+        ("+b", false, Some("*")),
+        ("+b", true, Some("*")),
+        ("1.2.3+b+c", false, Some("1.2.3")),
+        ("1.2.3+b+c", true, Some("1.2.3")),
+        (">=1.2.3+a+b", false, Some(">=1.2.3")),
+        (">=1.2.3+a+b", true, Some(">=1.2.3")),
+        ("1.x+b", false, Some(">=1.0.0 <2.0.0-0")),
+        ("1.x+b", true, Some(">=1.0.0-0 <2.0.0-0")),
+        ("1.2.3+b-0", false, Some("1.2.3")),
+        ("1.2.3+b-0", true, Some("1.2.3")),
+        (
+            "^1.2.3+build.1 || ~2.0+x",
+            false,
+            Some(">=1.2.3 <2.0.0-0||>=2.0.0 <2.1.0-0"),
+        ),
+        (
+            "^1.2.3+build.1 || ~2.0+x",
+            true,
+            Some(">=1.2.3 <2.0.0-0||>=2.0.0-0 <2.1.0-0"),
+        ),
+        ("1.2.3+ - 2", false, None),
+        ("1.2.3+ - 2", true, None),
+        ("a++b", false, None),
+        ("a++b", true, None),
+        ("1.2.3+.b", false, None),
+        ("1.2.3+.b", true, None),
+        (">= 1.2.3+b", false, Some(">=1.2.3")),
+        (">= 1.2.3+b", true, Some(">=1.2.3")),
+        ("~ 1.2.3+b", false, Some(">=1.2.3 <1.3.0-0")),
+        ("~ 1.2.3+b", true, Some(">=1.2.3 <1.3.0-0")),
+        ("1.2.3+a.b. - 2", false, None),
+        ("1.2.3+a.b. - 2", true, None),
+        ("* +b", false, Some("*")),
+        ("* +b", true, Some("*")),
+        (">1.2.3+b.c <2", false, Some(">1.2.3 <2.0.0-0")),
+        (">1.2.3+b.c <2", true, Some(">1.2.3 <2.0.0-0")),
+        ("1.2.3 - 2.3.4+b", false, Some(">=1.2.3 <=2.3.4")),
+        ("1.2.3 - 2.3.4+b", true, Some(">=1.2.3-0 <2.3.5-0")),
+    ];
+    for &(range, include_prerelease, want) in cases {
+        let options = RangeOptions::new().with_include_prerelease(include_prerelease);
+        let got = Range::parse_with(range, options)
+            .ok()
+            .map(|r| r.to_string());
+        assert_eq!(
+            got.as_deref(),
+            want,
+            "{range:?} include_prerelease={include_prerelease}"
+        );
+    }
+}
