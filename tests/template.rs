@@ -481,3 +481,32 @@ fn partial_names_are_read_as_variables_by_the_analysis() {
         .collect();
     assert_eq!(codes, ["template-unsupported"]);
 }
+
+/// LiquidJS counts columns in UTF-16 code units (JavaScript string indexes): an emoji before
+/// the position counts two. Answers from LiquidJS 10.30.1; found by a differential fuzzer.
+#[test]
+fn positions_count_utf16_units_as_liquidjs() {
+    let parse_err = |src: &str| {
+        CompiledTemplate::parse(src)
+            .err()
+            .map(|e| e.message_with_position(src))
+    };
+    let render_err = |src: &str| {
+        let t = CompiledTemplate::parse(src).expect("parses");
+        t.render(&json!({}))
+            .err()
+            .map(|e| e.message_with_position(src))
+    };
+    assert_eq!(
+        render_err("{{ '😀' }}{{ x }}").as_deref(),
+        Some("undefined variable: x, line:1, col:14")
+    );
+    assert_eq!(
+        parse_err("😀😀\n😀{% if %}").as_deref(),
+        Some("invalid value expression: \"\", line:2, col:8")
+    );
+    assert_eq!(
+        parse_err("{{ '😀' }}{{ 'a' | nofilter }}").as_deref(),
+        Some("undefined filter: nofilter, line:1, col:11")
+    );
+}

@@ -220,11 +220,11 @@ impl CompiledTemplate {
             ));
         }
         out.sort_by_key(|i| i.span.start);
-        // Lines and columns from one index of the source, not one walk from the start per
-        // issue.
-        let lines = crate::diagnostics::pointer::LineIndex::new(self.source());
+        // Lines and columns (LiquidJS's, in UTF-16 units) in one walk over the source, the
+        // issues being in offset order, not one walk from the start per issue.
+        let mut position = super::Utf16Position::new(self.source());
         for issue in &mut out {
-            (issue.line, issue.col) = lines.line_col(issue.span.start);
+            (issue.line, issue.col) = position.advance_to(issue.span.start);
         }
         out
     }

@@ -59,7 +59,7 @@ impl ParseError {
 
     /// LiquidJS's full message, `<message>, line:<l>, col:<c>`.
     pub fn message_with_position(&self, template: &str) -> String {
-        let (l, c) = crate::diagnostics::pointer::line_col(template, self.offset);
+        let (l, c) = super::line_col(template, self.offset);
         format!("{}, line:{l}, col:{c}", self.message)
     }
 }
@@ -147,7 +147,7 @@ impl RenderError {
     pub fn message_with_position(&self, template: &str) -> String {
         let (l, c) = self
             .line_col
-            .unwrap_or_else(|| crate::diagnostics::pointer::line_col(template, self.offset));
+            .unwrap_or_else(|| super::line_col(template, self.offset));
         format!("{}, line:{l}, col:{c}", self.message)
     }
 }

@@ -91,8 +91,61 @@ pub use parameter::PromptParameter;
 pub(crate) use prompt::PromptGlobals;
 pub use prompt::{AutoVariables, PromptError, check_required, prompt_context};
 
-/// 1-based line and column (in characters) of byte `offset` in `text`, as LiquidJS reports
-/// positions.
+/// 1-based line and column of byte `offset` in `text`, as LiquidJS reports positions: lines
+/// end at `\n`, and columns count UTF-16 code units (JavaScript string indexes), so a
+/// character outside the Basic Multilingual Plane, an emoji, counts two.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::template::line_col;
+///
+/// assert_eq!(line_col("{{ 'é' }}{{ x }}", 10), (1, 10));
+/// assert_eq!(line_col("{{ '😀' }}{{ x }}", 12), (1, 11));
+/// assert_eq!(line_col("a\n{{ x }}", 2), (2, 1));
+/// ```
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    crate::diagnostics::pointer::line_col(text, offset)
+    Utf16Position::new(text).advance_to(offset)
+}
+
+/// Lines and UTF-16 columns (see [`line_col`]) of increasing byte offsets in one text, in one
+/// pass over it.
+pub(crate) struct Utf16Position<'a> {
+    text: &'a str,
+    offset: usize,
+    line: usize,
+    col: usize,
+}
+
+impl<'a> Utf16Position<'a> {
+    pub(crate) fn new(text: &'a str) -> Utf16Position<'a> {
+        Utf16Position {
+            text,
+            offset: 0,
+            line: 1,
+            col: 1,
+        }
+    }
+
+    /// The position of byte `offset` (clamped to the text, rounded down to a character
+    /// boundary). An offset below the last one asked for starts the walk again.
+    pub(crate) fn advance_to(&mut self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.offset {
+            *self = Utf16Position::new(self.text);
+        }
+        for c in self.text[self.offset..offset].chars() {
+            if c == '\n' {
+                self.line += 1;
+                self.col = 1;
+            } else {
+                self.col += c.len_utf16();
+            }
+        }
+        self.offset = offset;
+        (self.line, self.col)
+    }
 }
