@@ -510,3 +510,63 @@ fn positions_count_utf16_units_as_liquidjs() {
         Some("undefined filter: nofilter, line:1, col:11")
     );
 }
+
+/// LiquidJS 10.30.1's `base64_decode`: whitespace ignored, padding optional, stray low bits
+/// accepted (Node's decoder); its answers. Found by a differential fuzzer (`'YQ'` was refused).
+#[test]
+fn base64_decode_is_as_lenient_as_liquidjs() {
+    let cases: &[(&str, Option<&str>)] = &[
+        ("YQ", Some("a")),
+        ("YQ==", Some("a")),
+        ("YQ=", None),
+        ("Y Q==", Some("a")),
+        ("YR", Some("a")),
+        ("YR==", Some("a")),
+        ("aGVsbG8", Some("hello")),
+        ("aGVs\nbG8=", Some("hello")),
+        ("a", None),
+        ("ab=c", None),
+        ("/w", Some("\u{fffd}")),
+        ("//8=", Some("\u{fffd}\u{fffd}")),
+        ("====", None),
+        ("", Some("")),
+        ("YQ===", None),
+        ("Y\u{a0}Q", None),
+    ];
+    for &(input, want) in cases {
+        let literal = serde_json::to_string(input).expect("a string");
+        let src = format!("{{{{ {literal} | base64_decode }}}}");
+        let got = CompiledTemplate::parse(&src)
+            .expect("parses")
+            .render(&json!({}))
+            .ok();
+        assert_eq!(got.as_deref(), want, "{input:?}");
+    }
+}
+
+/// LiquidJS 10.30.1's `truncatewords` trims leading blanks before splitting (`trimStart`); its
+/// answers. Found by a differential fuzzer (`"  one two three"` gave `" one..."`).
+#[test]
+fn truncatewords_ignores_leading_blanks() {
+    let cases: &[(&str, u32, &str)] = &[
+        ("  one two three", 2, "one two..."),
+        ("  a  b ", 1, "a..."),
+        ("a\tb\nc d", 2, "a b..."),
+        (" ", 2, ""),
+        ("a b", 5, "a b"),
+        ("\u{a0}\u{3000}x y", 1, "x..."),
+        ("a b ", 2, "a b..."),
+        ("", 1, "..."),
+        ("  ", 0, "..."),
+        ("one two", 2, "one two..."),
+    ];
+    for &(input, words, want) in cases {
+        let literal = serde_json::to_string(input).expect("a string");
+        let src = format!("{{{{ {literal} | truncatewords: {words} }}}}");
+        let got = CompiledTemplate::parse(&src)
+            .expect("parses")
+            .render(&json!({}))
+            .expect("renders");
+        assert_eq!(got, want, "{input:?} {words}");
+    }
+}

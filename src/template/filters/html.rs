@@ -13,18 +13,14 @@ family! {
             use base64::Engine as _;
             Val::string(base64::engine::general_purpose::STANDARD.encode(stringify(&input)))
         }
-        Filter::Base64Decode => {
-            // strict (as Shopify's `strict_decode64`): LiquidJS 10.30 refuses "<foo>"
-            use base64::Engine as _;
-            match base64::engine::general_purpose::STANDARD.decode(stringify(&input)) {
-                Ok(bytes) => Val::string(String::from_utf8_lossy(&bytes).into_owned()),
-                Err(_) => {
-                    return Err(FilterError::Message(
-                        "invalid base64 provided to base64_decode".into(),
-                    ));
-                }
+        Filter::Base64Decode => match base64_decode(&stringify(&input)) {
+            Some(text) => Val::string(text),
+            None => {
+                return Err(FilterError::Message(
+                    "invalid base64 provided to base64_decode".into(),
+                ));
             }
-        }
+        },
         Filter::Sha256 => {
             use sha2::Digest as _;
             Val::string(hex(&sha2::Sha256::digest(stringify(&input).as_bytes())))
@@ -53,6 +49,39 @@ family! {
         ),
         Filter::UrlEncode => Val::string(url_encode(&stringify(&input))),
     }
+}
+
+/// LiquidJS's `base64_decode`: spaces, tabs and line breaks are ignored; a length that is a
+/// multiple of four may end in `=` or `==`; otherwise only the standard alphabet, and not
+/// one character past a multiple of four. Missing padding and stray low bits in the last
+/// character are accepted, as Node's decoder accepts them; invalid UTF-8 in the result
+/// becomes U+FFFD. `None` where LiquidJS refuses the text.
+fn base64_decode(text: &str) -> Option<String> {
+    use base64::Engine as _;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::RequireNone),
+    );
+    let mut clean: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\u{c}' | '\r' | ' '))
+        .collect();
+    if clean.len().is_multiple_of(4) {
+        for _ in 0..2 {
+            if clean.ends_with('=') {
+                clean.pop();
+            }
+        }
+    }
+    let alphabet = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    if clean.len() % 4 == 1 || !clean.bytes().all(alphabet) {
+        return None;
+    }
+    let bytes = LENIENT.decode(clean).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// LiquidJS's `strip_html`: `<script…</script>`, `<style…</style>`, `<!--…-->` and `<…>`

@@ -75,8 +75,8 @@ family! {
             let s = stringify(&input);
             let words = number_or(args, 0, 15.0);
             let o = omission(args);
-            // `str.split(/\s+/)`: a leading blank gives an empty first word
-            let parts: Vec<&str> = split_js_whitespace(&s);
+            // `str.trimStart().split(/\s+/)`: a trailing blank gives an empty last word
+            let parts: Vec<&str> = split_js_whitespace(s.trim_start_matches(is_js_space));
             let w = if words.is_nan() || words <= 0.0 {
                 1.0
             } else {
