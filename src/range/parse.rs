@@ -390,7 +390,12 @@ impl Ctx {
             }
         }
         let op_len = scan::gtlt_len(tok);
-        if let Some(x) = scan::xrange_full(&tok[op_len..]) {
+        // Only here does npm refuse a number after a wildcard (`1.x.5`, `x.1`): its
+        // `replaceXRange` leaves such a token as written, for the comparator step to refuse;
+        // carets, tildes and hyphen bounds read `^1.x.2` as `^1.x`.
+        if let Some(x) = scan::xrange_full(&tok[op_len..])
+            && x.wildcards_trail()
+        {
             return self.xrange(&tok[..op_len], &x, tok, out);
         }
         // Not an x-range: npm's replaceStars still deletes the first `[<>]?=?\s*\*` (so
@@ -489,7 +494,12 @@ fn hyphen_stage(part: &[u8], include_prerelease: bool) -> Result<Cow<'_, [u8]>, 
     let Some(at) = part.windows(3).position(|w| w == b" - ") else {
         return Ok(Cow::Borrowed(part));
     };
-    let (from_text, to_text) = (&part[..at], &part[at + 3..]);
+    // npm's safe `HYPHENRANGE` allows one blank at each end (`\s{0,1}`), which stripping
+    // build metadata can leave (`1 - 2 +b` is `1 - 2 `); leading blanks are the bounds' own
+    // `[v=\s]*` prefix, and a second blank before the `-` or at the end is no hyphen range.
+    let from_text = &part[..at];
+    let to_text = &part[at + 3..];
+    let to_text = to_text.strip_suffix(b" ").unwrap_or(to_text);
     match (scan::xrange_full(from_text), scan::xrange_full(to_text)) {
         (Some(from), Some(to)) => Ok(Cow::Owned(hyphen(
             from_text,

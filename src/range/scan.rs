@@ -55,14 +55,19 @@ fn xid_len(s: &[u8], i: usize) -> Option<usize> {
 
 /// Is `id` a valid strict prerelease identifier: non-empty, `[0-9A-Za-z-]`, and either holding a
 /// non-digit or being a number without a leading zero?
+///
+/// With the bounds of node-semver's safe regexes (`0|[1-9]\d{0,256}` and
+/// `\d{0,256}[a-zA-Z-][a-zA-Z0-9-]{0,250}`), which matter where a prerelease is read and then
+/// dropped (`1.x.x-<long>`), so no version length check ever sees it.
 fn is_strict_prerelease_ident(id: &[u8]) -> bool {
     if id.is_empty() || !id.iter().all(|&b| is_ident(b)) {
         return false;
     }
-    if id.iter().all(u8::is_ascii_digit) {
-        return id.len() == 1 || id[0] != b'0';
+    let digits = id.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == id.len() {
+        return id.len() == 1 || (id[0] != b'0' && id.len() <= 257);
     }
-    true
+    digits <= 256 && id.len() - digits - 1 <= 250
 }
 
 /// Is `s` a dot-separated list of strict prerelease identifiers?
@@ -122,8 +127,9 @@ impl XRange<'_> {
     }
 
     /// Once a part is a wildcard, every later part is one too. node-semver 7.8 refuses `1.x.5`,
-    /// `x.1` and `x.x.1` (its range-parse fixtures), which 7.7 read as `1.x`.
-    fn wildcards_trail(&self) -> bool {
+    /// `x.1` and `x.x.1` as plain x-ranges (its range-parse fixtures), which 7.7 read as `1.x`;
+    /// a caret, tilde or hyphen bound does not ask.
+    pub(super) fn wildcards_trail(&self) -> bool {
         let first_x = (0..3).find(|&i| self.is_x(i)).unwrap_or(3);
         (first_x..3).all(|i| self.is_x(i))
     }
@@ -141,8 +147,7 @@ pub(super) fn xrange_full(s: &[u8]) -> Option<XRange<'_>> {
     for (k, part) in parts.iter_mut().enumerate() {
         if k > 0 {
             if i == s.len() {
-                let x = XRange { parts, pre: None };
-                return x.wildcards_trail().then_some(x);
+                return Some(XRange { parts, pre: None });
             }
             if s[i] != b'.' {
                 return None;
@@ -152,9 +157,6 @@ pub(super) fn xrange_full(s: &[u8]) -> Option<XRange<'_>> {
         let len = xid_len(s, i)?;
         *part = Some(&s[i..i + len]);
         i += len;
-    }
-    if !(XRange { parts, pre: None }).wildcards_trail() {
-        return None;
     }
     // With three identifiers, only `-pre` and `+build` may follow, up to the end.
     let pre = pre_build_tail(s, i)?;

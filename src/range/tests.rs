@@ -540,3 +540,99 @@ fn build_metadata_is_stripped_before_the_hyphen_step() {
         );
     }
 }
+
+/// npm 7.8.6 refuses a number after a wildcard only in a plain x-range (`replaceXRange`), not
+/// in a caret, tilde or hyphen bound; and its safe `HYPHENRANGE` allows one blank at each end,
+/// which stripping build metadata can leave. Answers from `semver.validRange`; found by a
+/// differential fuzzer.
+#[test]
+fn wildcard_order_and_hyphen_blanks_as_npm() {
+    let cases: &[(&str, bool, Option<&str>)] = &[
+        ("~x.1", false, Some("*")),
+        ("~x.1", true, Some("*")),
+        ("^1.x.2", false, Some(">=1.0.0 <2.0.0-0")),
+        ("^1.x.2", true, Some(">=1.0.0-0 <2.0.0-0")),
+        ("x.1 - 9", false, Some("<10.0.0-0")),
+        ("x.1 - 9", true, Some("<10.0.0-0")),
+        ("1.x.0 - 2", false, Some(">=1.0.0 <3.0.0-0")),
+        ("1.x.0 - 2", true, Some(">=1.0.0-0 <3.0.0-0")),
+        ("1.x.5", false, None),
+        ("1.x.5", true, None),
+        ("x.1", false, None),
+        ("x.1", true, None),
+        ("x.x.1", false, None),
+        ("x.x.1", true, None),
+        (">1.x.5", false, None),
+        (">1.x.5", true, None),
+        ("=x.1", false, None),
+        ("=x.1", true, None),
+        ("~1.x.3-beta", false, Some(">=1.0.0 <2.0.0-0")),
+        ("~1.x.3-beta", true, Some(">=1.0.0-0 <2.0.0-0")),
+        ("^x.1.2", false, Some("*")),
+        ("^x.1.2", true, Some("*")),
+        ("1 - 2 +b", false, Some(">=1.0.0 <3.0.0-0")),
+        ("1 - 2 +b", true, Some(">=1.0.0-0 <3.0.0-0")),
+        ("1 - 2+b +c", false, Some(">=1.0.0 <3.0.0-0")),
+        ("1 - 2+b +c", true, Some(">=1.0.0-0 <3.0.0-0")),
+        (
+            "1 - 2 +b || 3",
+            false,
+            Some(">=1.0.0 <3.0.0-0||>=3.0.0 <4.0.0-0"),
+        ),
+        (
+            "1 - 2 +b || 3",
+            true,
+            Some(">=1.0.0-0 <3.0.0-0||>=3.0.0-0 <4.0.0-0"),
+        ),
+        ("1 +b - 2", false, None),
+        ("1 +b - 2", true, None),
+        ("1 - +b 2", false, Some(">=1.0.0 <3.0.0-0")),
+        ("1 - +b 2", true, Some(">=1.0.0-0 <3.0.0-0")),
+        ("1 - 2 +a +b", false, None),
+        ("1 - 2 +a +b", true, None),
+        ("^1.x.2 || 1.x.5", false, None),
+        ("^1.x.2 || 1.x.5", true, None),
+        ("* - x.1", false, Some("*")),
+        ("* - x.1", true, Some("*")),
+        ("1.2.x - 1.x.3", false, Some(">=1.2.0 <2.0.0-0")),
+        ("1.2.x - 1.x.3", true, Some(">=1.2.0-0 <2.0.0-0")),
+    ];
+    for &(range, include_prerelease, want) in cases {
+        let options = RangeOptions::new().with_include_prerelease(include_prerelease);
+        let got = Range::parse_with(range, options)
+            .ok()
+            .map(|r| r.to_string());
+        assert_eq!(
+            got.as_deref(),
+            want,
+            "{range:?} include_prerelease={include_prerelease}"
+        );
+    }
+}
+
+/// npm 7.8.6 reads prerelease identifiers with its safe regexes' bounds (at most 256 leading
+/// digits, 250 characters after the first letter, 257 digits for a number), even where the
+/// prerelease is then dropped, as on an x-range; answers from `semver.validRange`.
+#[test]
+fn prerelease_identifier_bounds_on_x_ranges() {
+    let b = |c: &str, n: usize| c.repeat(n);
+    let ok = Some(">=1.0.0 <2.0.0-0");
+    for (range, want) in [
+        (format!("1.x.x-a{}", b("b", 250)), ok),
+        (format!("1.x.x-a{}", b("b", 251)), None),
+        (format!("1.x.x-{}", b("1", 257)), ok),
+        (format!("1.x.x-{}", b("1", 258)), None),
+        (format!("1.x.x-{}a{}", b("1", 256), b("b", 250)), ok),
+        (format!("1.x.x-{}a", b("1", 257)), None),
+        (format!("^1.2.x-a{}", b("b", 251)), None),
+        (format!("~1.2.x-{}", b("1", 258)), None),
+        (format!("1 - 2.x.x-a{}", b("b", 251)), None),
+        (format!("1.x.x-{}", b("-", 251)), ok),
+        (format!("1.x.x-{}", b("-", 252)), None),
+        (format!("1.x.x-x.{}", b("9", 257)), ok),
+        ("1.x.x-0000".to_owned(), None),
+    ] {
+        let got = Range::parse(&range).ok().map(|r| r.to_string());
+        assert_eq!(got.as_deref(), want, "{range}");
+    }
+}
