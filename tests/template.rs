@@ -570,3 +570,68 @@ fn truncatewords_ignores_leading_blanks() {
         assert_eq!(got, want, "{input:?} {words}");
     }
 }
+
+/// LiquidJS 10.30.1 reads a filter's property path with the item as the scope; a first key
+/// the item lacks comes from the engine's empty globals, where `size` is 0, not undefined.
+/// Its answers; found by a differential fuzzer (`has: 'size'` was an undefined variable).
+#[test]
+fn property_filters_read_size_from_the_globals() {
+    let ctx = json!({"objs": [{"a": 1}, {"b": 2, "size": 0}, {"a": [1, 2, 3]}], "strs": ["ab", ""], "nums": [1, 2]});
+    let cases: &[(&str, Result<&str, &str>)] = &[
+        ("{{ 'a' | has: 'size' }}", Ok("true")),
+        ("{{ strs | where: 'size' | json }}", Ok("[\"ab\",\"\"]")),
+        (
+            "{{ objs | where: 'size' | json }}",
+            Ok("[{\"a\":1},{\"b\":2,\"size\":0},{\"a\":[1,2,3]}]"),
+        ),
+        ("{{ nums | reject: 'size' | json }}", Ok("[]")),
+        (
+            "{{ objs | group_by: 'size' | json }}",
+            Ok("[{\"name\":0,\"items\":[{\"a\":1},{\"b\":2,\"size\":0},{\"a\":[1,2,3]}]}]"),
+        ),
+        ("{{ objs | find: 'size', 0 | json }}", Ok("{\"a\":1}")),
+        ("{{ objs | find_index: 'size', 1 | json }}", Ok("")),
+        (
+            "{{ strs | where: 'size.x' | json }}",
+            Err("undefined variable: size.x"),
+        ),
+        (
+            "{{ strs | where: 'first' | json }}",
+            Err("undefined variable: first"),
+        ),
+        (
+            "{{ objs | where: 'size', 0 | json }}",
+            Ok("[{\"a\":1},{\"b\":2,\"size\":0},{\"a\":[1,2,3]}]"),
+        ),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src).expect("parses").render(&ctx);
+        let got = got.as_deref().map_err(|e| e.message());
+        assert_eq!(got, want, "{src}");
+    }
+}
+
+/// The literals `nil`, `empty` and `blank` are LiquidJS drops, which `JSON.stringify` writes
+/// as `{}`; a `null` from the context stays `null`. LiquidJS 10.30.1's answers; found by a
+/// differential fuzzer.
+#[test]
+fn literal_drops_serialize_as_empty_objects() {
+    let ctx = json!({"n": null, "arr": [1]});
+    let cases: &[(&str, &str)] = &[
+        ("{{ nil | json }}", "{}"),
+        ("{{ null | json }}", "{}"),
+        ("{{ nil | json: 2 }}", "{}"),
+        ("{{ nil | jsonify }}", "{}"),
+        ("{{ nil | inspect }}", "{}"),
+        ("{{ n | json }}", "null"),
+        ("{{ arr | push: nil | json }}", "[1,{}]"),
+        ("{% assign x = nil %}{{ x | json }}", "{}"),
+        ("{{ nil | default: 1 | json }}", "1"),
+        ("{{ empty | json }}", "{}"),
+        ("{{ blank | json }}", "{}"),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src).expect("parses").render(&ctx);
+        assert_eq!(got.as_deref(), Ok(want), "{src}");
+    }
+}

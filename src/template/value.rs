@@ -546,7 +546,9 @@ fn newline(out: &mut String, indent: usize, level: usize) {
 fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> bool {
     match v {
         Val::Undef => return false,
-        Val::Nil | Val::NilDrop => out.push_str("null"),
+        Val::Nil => out.push_str("null"),
+        // The literal `nil` is a drop, an object without own fields (as `empty` and `blank`).
+        Val::NilDrop => out.push_str("{}"),
         Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Val::Num(n) => {
             if n.is_finite() {

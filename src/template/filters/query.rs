@@ -156,11 +156,16 @@ fn scope_read<'a>(item: &Val<'a>, path: &[String]) -> Result<Val<'a>, FilterErro
         }
         _ => false,
     };
-    if !has_first {
+    // A first key the item lacks is read from the engine's globals, an empty object, where
+    // only `size` answers (0): `where: 'size'` keeps every item, `has: 'size'` is true.
+    let (mut cur, rest) = if has_first {
+        (item.clone(), 0)
+    } else if first == "size" {
+        (Val::Num(0.0), 1)
+    } else {
         return Err(FilterError::Undefined(first.clone()));
-    }
-    let mut cur = item.clone();
-    for (i, k) in path.iter().enumerate() {
+    };
+    for (i, k) in path.iter().enumerate().skip(rest) {
         cur = cur.read_property(&Val::S(k));
         if matches!(cur, Val::Undef) {
             return Err(FilterError::Undefined(path[..=i].join(".")));
