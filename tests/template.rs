@@ -635,3 +635,47 @@ fn literal_drops_serialize_as_empty_objects() {
         assert_eq!(got.as_deref(), Ok(want), "{src}");
     }
 }
+
+/// LiquidJS 10.30.1's math filters: `toNumber` (`+v || 0`) on the input and on each argument
+/// given, a missing argument `undefined` (`NaN`, or skipped by `at_least`/`at_most`), and
+/// `round` shifting the decimal point in the number's text. Its answers; found by a
+/// differential fuzzer.
+#[test]
+fn math_filters_convert_arguments_as_liquidjs() {
+    let cases: &[(&str, Result<&str, &str>)] = &[
+        ("{{ 5 | times }}", Ok("NaN")),
+        ("{{ 5 | at_most }}", Ok("5")),
+        ("{{ 5 | at_least }}", Ok("5")),
+        ("{{ 5 | plus }}", Ok("NaN")),
+        ("{{ 5 | minus }}", Ok("NaN")),
+        ("{{ 5 | modulo }}", Ok("NaN")),
+        ("{{ 5 | divided_by }}", Ok("NaN")),
+        ("{{ 5 | divided_by: 2, 'x' }}", Ok("2.5")),
+        ("{{ 5 | divided_by: 2, '1' }}", Ok("2")),
+        ("{{ 5 | divided_by: 2, true }}", Ok("2")),
+        ("{{ 5 | divided_by: -0 }}", Ok("Infinity")),
+        ("{{ 5.666 | round: 1.2 }}", Ok("5.666")),
+        ("{{ 5.666 | round: 1 }}", Ok("5.7")),
+        ("{{ 1.005 | round: 2 }}", Ok("1.01")),
+        ("{{ -1.005 | round: 2 }}", Ok("-1.01")),
+        ("{{ 2.5 | round }}", Ok("3")),
+        ("{{ -2.5 | round }}", Ok("-3")),
+        ("{{ 1e21 | round: 2 }}", Err("undefined variable: 1e21")),
+        ("{{ 123.456 | round: -1 }}", Ok("120")),
+        ("{{ 0.000001234 | round: 8 }}", Ok("0.00000123")),
+        ("{{ 5 | at_least: 1, 9 }}", Ok("9")),
+        ("{{ 5 | at_most: 'x' }}", Ok("0")),
+        ("{{ 'a' | plus: 1 }}", Ok("1")),
+        ("{{ 3 | times: nil }}", Ok("0")),
+        ("{{ 7 | modulo: -3 }}", Ok("-2")),
+        ("{{ 1.5 | round: 'x' }}", Ok("2")),
+        ("{{ 4.4 | round: 0.5 }}", Ok("4.4")),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&json!({}));
+        let got = got.as_deref().map_err(|e| e.message());
+        assert_eq!(got, want, "{src}");
+    }
+}
