@@ -679,3 +679,29 @@ fn math_filters_convert_arguments_as_liquidjs() {
         assert_eq!(got, want, "{src}");
     }
 }
+
+/// LiquidJS 10.30.1's string filters read their patterns with `stringify`: absent and `nil`
+/// are `""` (not JavaScript's `"undefined"` / `"null"`). Its answers; found by a differential
+/// fuzzer.
+#[test]
+fn string_filter_patterns_are_stringified() {
+    let cases: &[(&str, &str)] = &[
+        ("{{ 'abc' | split: nil | join: '-' }}", "a-b-c"),
+        ("{{ 'abc' | split | join: '-' }}", "a-b-c"),
+        ("{{ 'hello' | replace_last: 'll' }}", "heo"),
+        ("{{ 'ab' | replace_first: nil, 'x' }}", "xab"),
+        ("{{ 'anullb' | remove: nil }}", "anullb"),
+        ("{{ 'aundefinedb' | remove_last }}", "aundefinedb"),
+        ("{{ 'a1b1' | replace: 1, 2 }}", "a2b2"),
+        ("{{ 'a b' | split: ' ' | join: '-' }}", "a-b"),
+        ("{{ 'a,b,,' | split: ',' | size }}", "2"),
+        ("{{ 'xnullx' | remove_first: null }}", "xnullx"),
+        ("{{ 'hello' | replace: 'l' }}", "heo"),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&json!({}));
+        assert_eq!(got.as_deref(), Ok(want), "{src}");
+    }
+}

@@ -75,12 +75,10 @@ family! {
     }
 }
 
+/// Argument `i` through LiquidJS's `stringify`, as 10.30's string filters read their
+/// patterns: absent, `nil` and `undefined` are `""` (`split: nil` splits into characters).
 fn str_arg(args: &[Val<'_>], i: usize) -> String {
-    // JS `String(x)`: undefined becomes "undefined"
-    match args.get(i) {
-        None | Some(Val::Undef) => "undefined".to_string(),
-        Some(v) => js_string(v),
-    }
+    args.get(i).map(stringify).unwrap_or_default()
 }
 
 /// Jekyll's `slugify` modes as LiquidJS implements them.
