@@ -705,3 +705,21 @@ fn string_filter_patterns_are_stringified() {
         assert_eq!(got.as_deref(), Ok(want), "{src}");
     }
 }
+
+/// `truncatewords` compares its count as JavaScript does: a count that is not a number
+/// (`"x"`) takes no word and adds no omission. LiquidJS 10.30.1's answers.
+#[test]
+fn truncatewords_count_as_javascript_compares_it() {
+    for (src, want) in [
+        (r#"{{ "abc" | truncatewords: "x" }}"#, ""),
+        (r#"{{ "a b c" | truncatewords: "2" }}"#, "a b..."),
+        (r#"{{ "a b c" | truncatewords: nil }}"#, "a..."),
+        (r#"{{ "a b c" | truncatewords: true }}"#, "a..."),
+        (r#"{{ "a b c" | truncatewords: 1.5 }}"#, "a..."),
+    ] {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&json!({}));
+        assert_eq!(got.as_deref(), Ok(want), "{src}");
+    }
+}

@@ -631,6 +631,10 @@ fn prerelease_identifier_bounds_on_x_ranges() {
         (format!("1.x.x-{}", b("-", 252)), None),
         (format!("1.x.x-x.{}", b("9", 257)), ok),
         ("1.x.x-0000".to_owned(), None),
+        // the same bound on an x-range's own numbers, where no other check sees them
+        (format!("~1.x.{}", b("1", 257)), ok),
+        (format!("~1.x.{}", b("1", 258)), None),
+        (format!("x.{} - 2", b("1", 258)), None),
     ] {
         let got = Range::parse(&range).ok().map(|r| r.to_string());
         assert_eq!(got.as_deref(), want, "{range}");

@@ -77,12 +77,12 @@ family! {
             let o = omission(args);
             // `str.trimStart().split(/\s+/)`: a trailing blank gives an empty last word
             let parts: Vec<&str> = split_js_whitespace(s.trim_start_matches(is_js_space));
-            let w = if words.is_nan() || words <= 0.0 {
-                1.0
-            } else {
-                words
-            };
-            let take = if w >= parts.len() as f64 {
+            // `words <= 0` is false for NaN (`truncatewords: "x"`), which then takes no word
+            // (`slice(0, NaN)`) and adds no omission (`length >= NaN` is false)
+            let w = if words <= 0.0 { 1.0 } else { words };
+            let take = if w.is_nan() {
+                0
+            } else if w >= parts.len() as f64 {
                 parts.len()
             } else {
                 w as usize
