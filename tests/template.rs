@@ -723,3 +723,36 @@ fn truncatewords_count_as_javascript_compares_it() {
         assert_eq!(got.as_deref(), Ok(want), "{src}");
     }
 }
+
+/// `first` and `last` of an empty string answer `''` (LiquidJS does not count a falsy `''` as
+/// array-like), so a variable assigned from them is defined; of an empty array, undefined.
+/// LiquidJS 10.30.1's answers; found by a differential fuzzer.
+#[test]
+fn first_and_last_of_an_empty_string_are_defined() {
+    let cases: &[(&str, Result<&str, &str>)] = &[
+        ("{% assign y = \"\" | first %}[{{ y }}]", Ok("[]")),
+        ("{% assign y = \"\" | last %}[{{ y }}]", Ok("[]")),
+        ("{% assign y = \"ab\" | first %}[{{ y }}]", Ok("[a]")),
+        (
+            "{% assign y = x | first %}[{{ y }}]",
+            Err("undefined variable: y"),
+        ),
+        ("{% assign y = nil %}[{{ y }}]", Ok("[]")),
+        ("[{{ \"\" | first }}]", Ok("[]")),
+        (
+            "{% assign arr = \"\" | split: \",\" %}{% assign y = arr | first %}[{{ y }}]",
+            Err("undefined variable: y"),
+        ),
+        (
+            "{% assign y = \"\" | first | append: \"z\" %}[{{ y }}]",
+            Ok("[z]"),
+        ),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&json!({"x": []}));
+        let got = got.as_deref().map_err(|e| e.message());
+        assert_eq!(got, want, "{src}");
+    }
+}

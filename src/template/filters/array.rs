@@ -23,8 +23,10 @@ family! {
         Filter::First => match &input {
             Val::Str(_) | Val::S(_) => {
                 let s = input.as_str().unwrap_or("");
+                // `''` is not array-like to LiquidJS (it is falsy), so it answers `''`, a
+                // defined value, where an empty array answers undefined
                 if s.is_empty() {
-                    Val::Undef
+                    Val::string(String::new())
                 } else {
                     Val::string(utf16_slice(s, 0, 1))
                 }
@@ -39,7 +41,7 @@ family! {
                 let s = input.as_str().unwrap_or("");
                 let n = utf16_len(s);
                 if n == 0 {
-                    Val::Undef
+                    Val::string(String::new())
                 } else {
                     Val::string(utf16_slice(s, n - 1, n))
                 }
