@@ -47,17 +47,8 @@ fn is_ident(b: u8) -> bool {
 /// anchored callers then fail on the digit that is left over.
 fn xid_len(s: &[u8], i: usize) -> Option<usize> {
     match s.get(i)? {
-        b'0' | b'x' | b'X' | b'*' => Some(1),
-        // npm's safe regex reads at most 257 digits (`[1-9]\d{0,256}`); a longer number
-        // leaves a digit where `.` or the end must be, so the anchored match fails.
-        b'1'..=b'9' => Some(
-            1 + s[i + 1..]
-                .iter()
-                .take(256)
-                .take_while(|b| b.is_ascii_digit())
-                .count(),
-        ),
-        _ => None,
+        b'x' | b'X' | b'*' => Some(1),
+        _ => numeric_len(s, i),
     }
 }
 

@@ -528,17 +528,7 @@ fn build_metadata_is_stripped_before_the_hyphen_step() {
         ("1.2.3 - 2.3.4+b", false, Some(">=1.2.3 <=2.3.4")),
         ("1.2.3 - 2.3.4+b", true, Some(">=1.2.3-0 <2.3.5-0")),
     ];
-    for &(range, include_prerelease, want) in cases {
-        let options = RangeOptions::new().with_include_prerelease(include_prerelease);
-        let got = Range::parse_with(range, options)
-            .ok()
-            .map(|r| r.to_string());
-        assert_eq!(
-            got.as_deref(),
-            want,
-            "{range:?} include_prerelease={include_prerelease}"
-        );
-    }
+    assert_canonical(cases);
 }
 
 /// npm 7.8.6 refuses a number after a wildcard only in a plain x-range (`replaceXRange`), not
@@ -597,17 +587,7 @@ fn wildcard_order_and_hyphen_blanks_as_npm() {
         ("1.2.x - 1.x.3", false, Some(">=1.2.0 <2.0.0-0")),
         ("1.2.x - 1.x.3", true, Some(">=1.2.0-0 <2.0.0-0")),
     ];
-    for &(range, include_prerelease, want) in cases {
-        let options = RangeOptions::new().with_include_prerelease(include_prerelease);
-        let got = Range::parse_with(range, options)
-            .ok()
-            .map(|r| r.to_string());
-        assert_eq!(
-            got.as_deref(),
-            want,
-            "{range:?} include_prerelease={include_prerelease}"
-        );
-    }
+    assert_canonical(cases);
 }
 
 /// npm 7.8.6 reads prerelease identifiers with its safe regexes' bounds (at most 256 leading
@@ -638,5 +618,22 @@ fn prerelease_identifier_bounds_on_x_ranges() {
     ] {
         let got = Range::parse(&range).ok().map(|r| r.to_string());
         assert_eq!(got.as_deref(), want, "{range}");
+    }
+}
+
+/// Each `(range, include_prerelease, npm's validRange)` parses to npm's canonical form, or is
+/// refused where npm answers null.
+#[track_caller]
+fn assert_canonical(cases: &[(&str, bool, Option<&str>)]) {
+    for &(range, include_prerelease, want) in cases {
+        let options = RangeOptions::new().with_include_prerelease(include_prerelease);
+        let got = Range::parse_with(range, options)
+            .ok()
+            .map(|r| r.to_string());
+        assert_eq!(
+            got.as_deref(),
+            want,
+            "{range:?} include_prerelease={include_prerelease}"
+        );
     }
 }
