@@ -151,6 +151,7 @@ pub mod flow;
 pub mod index;
 pub mod input;
 mod js;
+mod json_integer;
 mod pack;
 
 pub mod protocol;

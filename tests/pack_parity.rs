@@ -296,7 +296,51 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
             synthetic(|d| d["agents"][0]["capabilities"] = json!([{"needz": []}])),
             Some("invalid-capability"),
         ),
+        (
+            "flow valid",
+            synthetic(|d| d["flows"] = json!([flow(json!({}))])),
+            None,
+        ),
+        (
+            // Integers as JSON Schema reads them: the typed flow reads what the checks accept.
+            "flow with integral float numbers",
+            synthetic(|d| {
+                let mut f = flow(json!({}));
+                f["maxParallelism"] = json!(2.0);
+                f["edges"][0]["policy"] = json!({"timeoutMs": 5.0, "priority": -3.0});
+                d["flows"] = json!([f]);
+            }),
+            None,
+        ),
+        (
+            // The flow's typed form is refused: registration gives the flow checks' reasons.
+            "flow node of an unknown kind",
+            synthetic(|d| d["flows"] = json!([flow(json!({"kind": "script"}))])),
+            Some("schema-validation-failed"),
+        ),
+        (
+            "flow edge missing its target",
+            synthetic(|d| {
+                let mut f = flow(json!({}));
+                f["edges"][0].as_object_mut().map(|e| e.remove("to"));
+                d["flows"] = json!([f]);
+            }),
+            Some("schema-validation-failed"),
+        ),
     ]
+}
+
+/// A flow entry with one tool node `n` (fields of `node` override it) and an edge to it.
+fn flow(node: Value) -> Value {
+    let mut n = json!({"id": "n", "kind": "tool", "ref": "t"});
+    for (k, v) in node.as_object().into_iter().flatten() {
+        n[k] = v.clone();
+    }
+    json!({
+        "id": "p.f", "version": "1.0.0", "kernelPayloadVersion": 1, "modulePath": "f.ts",
+        "nodes": [n],
+        "edges": [{"id": "e0", "from": "$start", "to": "n"}, {"id": "e1", "from": "n", "to": "$end"}]
+    })
 }
 
 #[test]

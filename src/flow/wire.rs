@@ -27,6 +27,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
+// Integers as JSON Schema reads them (`2.0` is 2), so every flow the schema accepts is read.
+use crate::json_integer::{optional as optional_int, required as required_int};
+
 /// A flow document (`flow.schema.json`, closed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -52,11 +55,27 @@ pub struct Flow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
     /// Default for concurrent node dispatch (≥ 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_int"
+    )]
     pub max_parallelism: Option<u64>,
     /// The run's declared output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<FlowOutput>,
+    /// Version of the flow payload in a pack index entry (always 1 there); `None` in a flow
+    /// document, where [`validate_flow`](super::validate_flow) refuses the field.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_int"
+    )]
+    pub kernel_payload_version: Option<u64>,
+    /// Source file of a pack index entry, relative to the pack root; `None` in a flow document,
+    /// where [`validate_flow`](super::validate_flow) refuses the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module_path: Option<String>,
 }
 
 impl Flow {
@@ -137,6 +156,7 @@ pub struct WhileLoop {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluation_timing: Option<EvaluationTiming>,
     /// Hard cap on iterations, 1–10000.
+    #[serde(deserialize_with = "required_int")]
     pub max_iterations: u32,
     /// JSON Schema of each iteration's output.
     pub output_schema: Value,
@@ -156,6 +176,7 @@ pub struct ForeachLoop {
     /// Resolved once at loop entry; must be an array.
     pub iterate_over: Operand,
     /// Hard cap on iterations, 1–10000.
+    #[serde(deserialize_with = "required_int")]
     pub max_iterations: u32,
     /// JSON Schema of each iteration's output.
     pub output_schema: Value,
@@ -163,7 +184,11 @@ pub struct ForeachLoop {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collect_all_iterations: Option<bool>,
     /// Parallel iterations, 1–32 and at most `maxIterations`; absent means 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_int"
+    )]
     pub concurrency: Option<u32>,
 }
 
@@ -198,7 +223,11 @@ pub struct FanoutNode {
     /// At least two branches, with unique `branchId`s.
     pub branches: Vec<FanoutBranch>,
     /// Workers, 1 to `branches.len()`; absent means all branches at once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_int"
+    )]
     pub concurrency: Option<u32>,
     /// How the branches converge.
     pub convergence: FanoutConvergence,
@@ -293,13 +322,21 @@ pub struct EdgePolicy {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<RetryPolicy>,
     /// Handler timeout, 1–3,600,000 ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_int"
+    )]
     pub timeout_ms: Option<u32>,
     /// Tenant-wide lease key, 1–256 printable ASCII characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency_key: Option<String>,
     /// Scheduling priority, −100 to 100 (default 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_int"
+    )]
     pub priority: Option<i8>,
 }
 
@@ -320,15 +357,24 @@ pub enum Backoff {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RetryPolicy {
     /// Attempts including the first, 1–10.
+    #[serde(deserialize_with = "required_int")]
     pub max_attempts: u8,
     /// Base delay in ms (default 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_int"
+    )]
     pub delay_ms: Option<u64>,
     /// Absent means [`Backoff::Fixed`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backoff: Option<Backoff>,
     /// Delay ceiling in ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_int"
+    )]
     pub max_delay_ms: Option<u64>,
 }
 

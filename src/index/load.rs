@@ -384,6 +384,8 @@ fn string_field(document: &Value, name: &str) -> String {
 /// Entries of `list` whose shape deserializes. Each other one goes to `rejected` with its
 /// shape issues (`shapes`, by entry); one the shape check passed but the typed model refuses
 /// gets an issue of its own (in the report too), so no entry is ever dropped without one.
+/// For a flow that issue is the flow checks' errors ([`FromDocument::refusal`]), which deploy
+/// validation reports with the flow checks, so the report here leaves them out.
 fn entries<T: FromDocument + Send>(
     document: &Value,
     list: &'static str,
@@ -391,20 +393,31 @@ fn entries<T: FromDocument + Send>(
     rejected: &mut Vec<RejectedEntry>,
     report: &mut Report,
 ) -> Vec<Indexed<T>> {
-    let typed: Vec<Result<Indexed<T>, RejectedEntry>> = raw_list(document, list)
+    let typed: Vec<Result<Indexed<T>, (RejectedEntry, bool)>> = raw_list(document, list)
         .par_iter()
         .enumerate()
         .map(|(index, raw)| {
             let shape = shapes.get(index).cloned().unwrap_or_default();
-            type_entry(raw, list, index, shape)
+            let shape_failed = !shape.is_empty();
+            type_entry(raw, list, index, shape).map_err(|mut r| {
+                let mut reported_here = !shape_failed;
+                if reported_here {
+                    let refusal = T::refusal(raw, index);
+                    if !refusal.is_empty() {
+                        r.issues = refusal;
+                        reported_here = false;
+                    }
+                }
+                (r, reported_here)
+            })
         })
         .collect();
     let mut out = Vec::with_capacity(typed.len());
     for result in typed {
         match result {
             Ok(entry) => out.push(entry),
-            Err(r) => {
-                if shapes.get(r.index).is_none_or(Vec::is_empty) {
+            Err((r, reported_here)) => {
+                if reported_here {
                     report.extend(r.issues.iter().cloned());
                 }
                 rejected.push(r);

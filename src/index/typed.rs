@@ -7,6 +7,8 @@
 //! the fields cloned as they are, which copies a map's nodes without searching them.
 
 use super::wire::{Agent, Block, Flow, Guardrail, Instructions, Tool, ToolRef};
+use crate::diagnostics::{Issue, Severity};
+use crate::flow::FlowContext;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
@@ -15,6 +17,13 @@ use serde_json::Value;
 pub(crate) trait FromDocument: Sized {
     /// The entry `raw` in its typed form, or serde's reason it has none.
     fn from_document(raw: &Value) -> Result<Self, serde_json::Error>;
+
+    /// Why entry `index` of its list, which passed the index's shape check, has no typed
+    /// form, when a deeper check of the entry says it better than serde; empty when serde's
+    /// reason is the one to give.
+    fn refusal(_raw: &Value, _index: usize) -> Vec<Issue> {
+        Vec::new()
+    }
 }
 
 macro_rules! by_serde {
@@ -27,7 +36,31 @@ macro_rules! by_serde {
     )*};
 }
 
-by_serde!(Tool, Guardrail, Block, Flow);
+by_serde!(Tool, Guardrail, Block);
+
+/// A flow entry is the flow document's type, with the two fields an index entry must have.
+impl FromDocument for Flow {
+    fn from_document(raw: &Value) -> Result<Self, serde_json::Error> {
+        use serde::de::Error;
+        let flow = Flow::deserialize(raw)?;
+        if flow.kernel_payload_version.is_none() {
+            return Err(serde_json::Error::missing_field("kernelPayloadVersion"));
+        }
+        if flow.module_path.is_none() {
+            return Err(serde_json::Error::missing_field("modulePath"));
+        }
+        Ok(flow)
+    }
+
+    /// The flow checks' errors for the entry (without the references to tools and agents,
+    /// which do not stop typing): deploy validation reports the same issues, all of them,
+    /// where serde would give its first reason only.
+    fn refusal(raw: &Value, index: usize) -> Vec<Issue> {
+        let mut issues = crate::flow::check_index_flow(raw, index, &FlowContext::new());
+        issues.retain(|i| i.severity() == Severity::Error);
+        issues
+    }
+}
 
 /// [`Agent`] with its open fields skipped: the same fields, names and types, so it accepts
 /// and refuses exactly what `Agent` does, with the same messages (a test checks it). Deploy
@@ -163,6 +196,38 @@ mod tests {
         let (ours, serde) = both(&minimal);
         assert!(ours.is_ok());
         assert_eq!(ours, serde);
+    }
+
+    #[test]
+    fn a_flow_entry_needs_its_index_fields_and_is_read_as_a_flow() {
+        let entry = json!({"id": "p.f", "version": "1.0.0", "kernelPayloadVersion": 1.0,
+            "modulePath": "f.ts", "maxParallelism": 2.0,
+            "nodes": [{"id": "n", "kind": "tool", "ref": "t"}],
+            "edges": [{"id": "e0", "from": "$start", "to": "n"}]});
+        let flow = Flow::from_document(&entry).expect("a flow entry");
+        assert_eq!(flow.kernel_payload_version, Some(1));
+        assert_eq!(flow.max_parallelism, Some(2));
+        assert_eq!(flow.module_path.as_deref(), Some("f.ts"));
+        for field in ["kernelPayloadVersion", "modulePath"] {
+            let mut without = entry.clone();
+            without.as_object_mut().map(|o| o.remove(field));
+            let why = Flow::from_document(&without)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert_eq!(why, Err(format!("missing field `{field}`")));
+            assert_eq!(
+                Flow::refusal(&without, 0),
+                Vec::new(),
+                "the index shape check's field"
+            );
+        }
+        let mut bad_node = entry.clone();
+        bad_node["nodes"][0]["kind"] = json!("script");
+        assert!(Flow::from_document(&bad_node).is_err());
+        let refusal = Flow::refusal(&bad_node, 4);
+        assert_eq!(refusal.len(), 1, "{refusal:#?}");
+        assert_eq!(refusal[0].code(), "schema-validation-failed");
+        assert_eq!(refusal[0].instance_path(), "/flows/4/nodes/0/kind");
     }
 
     #[test]

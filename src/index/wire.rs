@@ -239,43 +239,9 @@ pub struct Agent {
     pub module_path: String,
 }
 
-/// A flow as declared plus the kernel payload version (`flows[]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Flow {
-    /// Flow id.
-    pub id: String,
-    /// Exact semver version.
-    pub version: String,
-    /// Display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Prose description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Nodes (checked in depth by the flow validator).
-    pub nodes: Vec<Value>,
-    /// Edges (checked in depth by the flow validator).
-    pub edges: Vec<Value>,
-    /// Default for concurrent node dispatch (≥ 1).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "json_integer::optional"
-    )]
-    pub max_parallelism: Option<u64>,
-    /// Free-form metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Value>,
-    /// The run's declared output `{mapping, schema?}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<Value>,
-    /// Version of the flow payload; must be 1.
-    #[serde(deserialize_with = "json_integer::required")]
-    pub kernel_payload_version: u64,
-    /// Source file, relative to the pack root.
-    pub module_path: String,
-}
+/// A flow entry (`flows[]`): the flow document's type, whose `kernelPayloadVersion` and
+/// `modulePath` an index entry always has (loading refuses an entry without them).
+pub use crate::flow::wire::Flow;
 
 /// The kind of a data block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -324,32 +290,4 @@ pub struct Env {
     pub required: Vec<String>,
     /// Names read when present.
     pub optional: Vec<String>,
-}
-
-/// JSON Schema's `integer`: a number with no fractional part, so `4.0` is the integer 4 (as
-/// for Ajv and the index schema), where serde's `u64` would refuse it.
-mod json_integer {
-    use serde::{Deserialize, Deserializer, de::Error};
-
-    /// The largest integer an `f64` holds exactly (2^53).
-    const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
-
-    pub(super) fn required<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-        let n = serde_json::Number::deserialize(d)?;
-        if let Some(u) = n.as_u64() {
-            return Ok(u);
-        }
-        match n.as_f64() {
-            // ok: in range, integral and non-negative, so the cast is exact.
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            Some(f) if f.fract() == 0.0 && (0.0..=MAX_EXACT).contains(&f) => Ok(f as u64),
-            _ => Err(D::Error::custom(format!(
-                "expected a non-negative integer, found {n}"
-            ))),
-        }
-    }
-
-    pub(super) fn optional<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-        required(d).map(Some)
-    }
 }
