@@ -756,3 +756,94 @@ fn first_and_last_of_an_empty_string_are_defined() {
         assert_eq!(got, want, "{src}");
     }
 }
+
+/// `slice` and `truncate` count a string in code points, as LiquidJS 10.30.1 does (a
+/// character outside the BMP is never cut in half); a fractional count steps to the next
+/// whole code point; a begin still negative after counting from the end, or a negative
+/// length, answers empty; `truncate` hands back a value short enough as it was. LiquidJS
+/// 10.30.1's answers.
+#[test]
+fn slice_and_truncate_count_code_points() {
+    let context =
+        json!({"s": "hello world foo bar", "arr": [1, 2, 3, 4, 5], "n": 2.5, "nul": null});
+    let cases: &[(&str, &str)] = &[
+        ("{{ 'a😀bc' | slice: 1 }}", "😀"),
+        ("{{ 'a😀bc' | slice: 2 }}", "b"),
+        ("{{ 'a😀bc' | slice: -1 }}", "c"),
+        ("{{ 'a😀bc' | slice: -3, 2 }}", "😀b"),
+        ("{{ 'a😀bc' | slice: 1.5 }}", "b"),
+        ("{{ 'a😀bc' | slice: 0, 1.2 }}", "a😀"),
+        ("{{ 'a😀bcdef' | truncate: 5 }}", "a😀..."),
+        ("{{ 'a😀bcd' | truncate: 5 }}", "a😀bcd"),
+        ("{{ '😀😀😀😀😀😀' | truncate: 5, '😀' }}", "😀😀😀😀😀"),
+        ("{{ 'abcdefgh' | truncate: 5.5 }}", "abc..."),
+        ("{{ 'abcdefgh' | truncate: 4, 'xx' }}", "abxx"),
+        ("{{ 'abcdefgh' | truncate: -1 }}", "..."),
+        ("{{ 'abcdefgh' | slice: 2, -1 }}", ""),
+        ("{{ 'abcdefgh' | slice: -10 }}", ""),
+        ("{{ 'abcdefgh' | slice: -10, 4 }}", ""),
+        ("{{ arr | slice: -10, 4 }}", ""),
+        ("{{ 'ab😀' | truncate: 3 }}", "ab😀"),
+        ("{{ 'ab😀' | truncate: 2, '' }}", "ab"),
+        ("{{ arr | slice: -7, 4 | join }}", ""),
+        ("{{ arr | slice: 1.5, 2 | join }}", "2 3"),
+        ("{{ s | slice: 1.5 }}", "l"),
+        ("{{ arr | truncate: 100 | first }}", "1"),
+        ("{{ nul | truncate: 3 | default: 'd' }}", "d"),
+        ("{{ 12345 | truncate: 8 | plus: 1 }}", "12346"),
+        ("{{ s | slice: 'x', 'y' }}", ""),
+        ("{{ arr | slice: 2, 'q' | size }}", "0"),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&context);
+        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
+    }
+}
+
+/// A filter that reads its input as an array takes `blank` and `empty` as their value, `''`,
+/// as LiquidJS's `toArray` does (`blank | sort | json` is `[""]`), while `json` alone still
+/// writes the drop as `{}`. LiquidJS 10.30.1's answers; found by a differential fuzzer.
+#[test]
+fn literal_drops_are_empty_strings_as_array_items() {
+    let context = json!({"arr": [1, 2, 3, 4, 5]});
+    let cases: &[(&str, Result<&str, &str>)] = &[
+        ("{{ blank | json }}", Ok("{}")),
+        ("{{ empty | json }}", Ok("{}")),
+        ("{{ blank | sort | json }}", Ok("[\"\"]")),
+        ("{{ empty | sort | json }}", Ok("[\"\"]")),
+        ("{{ blank | concat: arr | json }}", Ok("[\"\",1,2,3,4,5]")),
+        ("{{ arr | concat: blank | json }}", Ok("[1,2,3,4,5,\"\"]")),
+        ("{{ blank | reverse | json }}", Ok("[\"\"]")),
+        ("{{ blank | uniq | json }}", Ok("[\"\"]")),
+        ("{{ blank | compact | json }}", Ok("[\"\"]")),
+        ("{{ nil | sort | json }}", Ok("[]")),
+        ("{{ blank | first | json }}", Ok("\"\"")),
+        ("{{ blank | map: 'x' | json }}", Ok("[null]")),
+        ("{{ blank | sort | size }}", Ok("1")),
+        ("{{ blank | sort | first | json }}", Ok("\"\"")),
+        ("{{ blank | sort_natural | json }}", Ok("[\"\"]")),
+        (
+            "{{ blank | where: 'a' | json }}",
+            Err("undefined variable: a"),
+        ),
+        ("{{ blank | push: 1 | json }}", Ok("[\"\",1]")),
+        ("{{ blank | join: ',' }}", Ok("")),
+        ("{{ blank | unshift: 1 | json }}", Ok("[1,\"\"]")),
+        ("{{ blank | pop | json }}", Ok("[]")),
+        ("{{ blank | shift | json }}", Ok("[]")),
+        ("{{ empty | sum }}", Ok("0")),
+        ("{{ blank | array_to_sentence_string }}", Ok("")),
+        ("{{ blank | sort: 'a' | json }}", Ok("[\"\"]")),
+        ("{% for x in blank %}[{{x}}]{% endfor %}", Ok("")),
+        ("{{ blank | size }}", Ok("0")),
+        ("{{ blank | last | json }}", Ok("\"\"")),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&context);
+        assert_eq!(got.as_deref().map_err(|e| e.message()), want, "{src}");
+    }
+}

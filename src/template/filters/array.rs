@@ -1,8 +1,8 @@
 //! Array filters: reading items, building new arrays, sorting and summing.
 
 use super::common::{
-    FResult, arg, capped_join, family, js_split, num_arg, to_array, to_number_or_zero, utf16_len,
-    utf16_slice,
+    FResult, arg, capped_join, code_point_slice, code_point_steps, family, js_split, num_arg,
+    to_array, to_number_or_zero, utf16_len, utf16_slice,
 };
 use super::names::Filter;
 use crate::template::value::{Val, js_string, stringify, to_number};
@@ -121,36 +121,48 @@ fn slice<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
         None | Some(Val::Undef) => 1.0,
         Some(v) => to_number_or_zero(v),
     };
-    let slice_bounds = |len: usize| {
+    // LiquidJS 10.30.1: a negative begin counts from the end (in code points for a string);
+    // one still negative, or a negative length, is an empty answer.
+    let begin_in = |len: usize| {
         let b = if begin < 0.0 {
             len as f64 + begin
         } else {
             begin
         };
-        let norm = |x: f64| -> usize {
-            if x.is_nan() || x <= 0.0 {
-                0
-            } else if x >= len as f64 {
-                len
-            } else {
-                x as usize
-            }
-        };
-        (norm(b.trunc()), norm((b + length).trunc()))
+        // JavaScript's `b < 0 || length < 0`: NaN is not negative, so it goes on.
+        let negative = |x: f64| x < 0.0;
+        (!negative(b) && !negative(length)).then_some(b)
     };
     match input {
         Val::Nil | Val::NilDrop | Val::Undef => Val::Arr(Rc::new(Vec::new())),
         _ if input.is_array() => {
             let items = to_array(input);
-            let (from, to) = slice_bounds(items.len());
+            let Some(b) = begin_in(items.len()) else {
+                return Val::Arr(Rc::new(Vec::new()));
+            };
+            // Array.prototype.slice(b, b + length): each end truncated, NaN as 0.
+            let end = |x: f64| -> usize {
+                if x.is_nan() || x <= 0.0 {
+                    0
+                } else if x >= items.len() as f64 {
+                    items.len()
+                } else {
+                    x as usize
+                }
+            };
+            let (from, to) = (end(b.trunc()), end((b + length).trunc()));
             Val::Arr(Rc::new(
                 items.get(from..to).map(<[_]>::to_vec).unwrap_or_default(),
             ))
         }
         _ => {
             let s = stringify(input);
-            let (from, to) = slice_bounds(utf16_len(&s));
-            Val::string(utf16_slice(&s, from, to))
+            match begin_in(s.chars().count()) {
+                Some(b) => Val::string(
+                    code_point_slice(&s, code_point_steps(b), code_point_steps(length)).to_owned(),
+                ),
+                None => Val::string(String::new()),
+            }
         }
     }
 }

@@ -56,6 +56,37 @@ pub(super) fn utf16_len(s: &str) -> usize {
     s.encode_utf16().count()
 }
 
+/// How many code points LiquidJS's `advanceCodePoints` steps over for a count of `n`: its
+/// loop runs while `i < n`, so a fraction counts as the next whole number (`1.5` steps 2)
+/// and NaN or `n ≤ 0` as none.
+pub(super) fn code_point_steps(n: f64) -> usize {
+    if n.is_nan() || n <= 0.0 {
+        0
+    } else if n >= usize::MAX as f64 {
+        usize::MAX
+    } else {
+        // ok: positive, finite and below usize::MAX after the checks above.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let steps = n.ceil() as usize;
+        steps
+    }
+}
+
+/// `take` code points of `s` after the first `skip` (fewer at the end of `s`): what LiquidJS
+/// 10.30.1 cuts strings by in `slice` and `truncate`, so a character outside the BMP is never
+/// split into halves.
+pub(super) fn code_point_slice(s: &str, skip: usize, take: usize) -> &str {
+    let byte_at = |from: usize, n: usize| {
+        s[from..]
+            .char_indices()
+            .nth(n)
+            .map_or(s.len(), |(i, _)| from + i)
+    };
+    let start = byte_at(0, skip);
+    let end = byte_at(start, take);
+    &s[start..end]
+}
+
 pub(super) fn utf16_slice(s: &str, from: usize, to: usize) -> String {
     let units: Vec<u16> = s.encode_utf16().collect();
     let to = to.min(units.len());
@@ -69,6 +100,9 @@ pub(crate) fn to_array<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
     match v.items() {
         Some(items) => items,
         None if matches!(v, Val::Nil | Val::NilDrop | Val::Undef) => Vec::new(),
+        // LiquidJS takes a drop's value first: `blank` and `empty` are `''` there, so
+        // `blank | sort | json` is `[""]` (`blank | json` alone stays `{}`).
+        None if matches!(v, Val::Empty | Val::Blank) => vec![Val::string(String::new())],
         None => vec![v.clone()],
     }
 }

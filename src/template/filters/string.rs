@@ -1,7 +1,8 @@
 //! String filters: concatenation, case, trimming, whitespace and truncation.
 
 use super::common::{
-    FResult, FilterError, arg, family, is_js_regex_space, is_js_space, utf16_len, utf16_slice,
+    FResult, FilterError, arg, code_point_slice, code_point_steps, family, is_js_regex_space,
+    is_js_space, utf16_len,
 };
 use super::names::Filter;
 use crate::template::value::{Val, stringify, to_number};
@@ -94,20 +95,16 @@ family! {
             Val::string(out)
         }
         Filter::Truncate => {
+            // LiquidJS 10.30.1 compares the UTF-16 length first, then counts code points;
+            // a value short enough comes back as it was, not as its text.
             let s = stringify(&input);
             let l = number_or(args, 0, 50.0);
             let o = omission(args);
-            let len = utf16_len(&s) as f64;
-            if len <= l {
-                Val::string(s)
+            if utf16_len(&s) as f64 <= l || code_point_steps(l) >= s.chars().count() {
+                input
             } else {
-                let keep = l - utf16_len(&o) as f64;
-                let keep = if keep.is_nan() || keep < 0.0 {
-                    0
-                } else {
-                    keep as usize
-                };
-                Val::string(utf16_slice(&s, 0, keep) + &o)
+                let keep = code_point_steps(l - o.chars().count() as f64);
+                Val::string(code_point_slice(&s, 0, keep).to_owned() + &o)
             }
         }
     }
