@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Deserializer, de::Error};
 
-/// The largest integer an `f64` holds exactly (2^53).
-const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+/// 2^127: every integral `f64` below it in magnitude is an exact `i128`.
+const I128_BOUND: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
 
 /// A required integer field (`#[serde(deserialize_with = "json_integer::required")]`).
 pub(crate) fn required<'de, D, T>(d: D) -> Result<T, D::Error>
@@ -20,9 +20,10 @@ where
         Some(i128::from(i))
     } else {
         match n.as_f64() {
-            // ok: integral and within ±2^53, so the cast is exact.
+            // ok: integral and below 2^127 in magnitude, so the cast is exact (an f64 written
+            // `1e16` is exactly that integer, whatever integers near it it cannot hold).
             #[allow(clippy::cast_possible_truncation)]
-            Some(f) if f.fract() == 0.0 && f.abs() <= MAX_EXACT => Some(f as i128),
+            Some(f) if f.fract() == 0.0 && f.abs() < I128_BOUND => Some(f as i128),
             _ => None,
         }
     };
@@ -96,5 +97,18 @@ mod tests {
             Err("integer -129.0 out of range for i8".to_owned())
         );
         assert!(read(json!({"small": "1"})).is_err());
+        #[derive(Debug, Deserialize)]
+        struct Wide {
+            #[serde(deserialize_with = "super::required")]
+            n: u64,
+        }
+        let wide =
+            |v: serde_json::Value| Wide::deserialize(v).map(|w| w.n).map_err(|e| e.to_string());
+        assert_eq!(wide(json!({"n": 1e16})), Ok(10_000_000_000_000_000));
+        assert_eq!(wide(json!({"n": 1.8e19})), Ok(18_000_000_000_000_000_000));
+        assert_eq!(
+            wide(json!({"n": 1e20})),
+            Err("integer 1e+20 out of range for u64".to_owned())
+        );
     }
 }

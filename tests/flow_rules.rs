@@ -1781,3 +1781,40 @@ fn a_flow_over_the_node_cap_gets_one_issue() {
             .starts_with("the flow has 100001 nodes and 0 edges")
     );
 }
+
+/// Counts the flow schema leaves unbounded (`maxParallelism`, retry delays) are read as JSON
+/// Schema reads integers (`1e16` is one) into 64-bit fields: a flow the checks accept is read
+/// by the typed model, and a count beyond 2^64 − 1 is refused by the checks, at its pointer,
+/// not by the typed model with a message naming no field. Found by an adversarial run.
+#[test]
+fn unbounded_counts_are_read_or_refused_at_their_pointer() {
+    let mut large = base();
+    large["maxParallelism"] = json!(1e16);
+    large["edges"][1]["policy"] = json!({"retry": {"maxAttempts": 2, "delayMs": 1.8e19,
+        "backoff": "exponential", "maxDelayMs": 2e18}});
+    assert_clean(&large);
+    let typed = runstart::flow::wire::Flow::from_value(&large).expect("the typed model reads it");
+    assert_eq!(typed.max_parallelism, Some(10_000_000_000_000_000));
+
+    let mut delay = base();
+    delay["edges"][1]["policy"] = json!({"retry": {"maxAttempts": 2, "delayMs": 1e20}});
+    let issue = only_error(&delay, "invalid-edge-policy");
+    assert_eq!(issue.instance_path(), "/edges/1/policy/retry/delayMs");
+    assert_eq!(
+        issue.message(),
+        "Edge \"e1\" has an invalid policy at retry.delayMs: must be at most \
+         18446744073709551615 (got 1e+20)"
+    );
+
+    let mut parallel = base();
+    parallel["maxParallelism"] = json!(1e20);
+    let issue = only_error(&parallel, "schema-validation-failed");
+    assert_eq!(issue.instance_path(), "/maxParallelism");
+    assert_eq!(issue.message(), "must be <= 18446744073709551615");
+    // the same bound in a pack index entry, whose other top-level fields the index checks
+    parallel["kernelPayloadVersion"] = json!(1);
+    parallel["modulePath"] = json!("flows/f.ts");
+    let entry = runstart::flow::check_index_flow(&parallel, 2, &FlowContext::new());
+    assert_eq!(codes_of(&entry), ["schema-validation-failed"], "{entry:#?}");
+    assert_eq!(entry[0].instance_path(), "/flows/2/maxParallelism");
+}

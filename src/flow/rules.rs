@@ -4,7 +4,7 @@
 use super::context::{FlowContext, Sink};
 use super::expr::{self, Site};
 use super::model::{FlowView, Kind, NodeView};
-use super::shape::{is_exact_version, is_integer, operand_problem};
+use super::shape::{self, is_exact_version, is_integer, operand_problem};
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
 use serde_json::Value;
@@ -221,13 +221,19 @@ fn retry_policy(retry: &serde_json::Map<String, Value>, bad: &mut impl FnMut(&st
         _ => bad("retry.maxAttempts", "must be an integer".into()),
     }
     for field in ["delayMs", "maxDelayMs"] {
-        if let Some(v) = retry.get(field)
-            && !(is_integer(v) && v.as_f64().is_some_and(|n| n >= 0.0))
-        {
-            bad(
-                &format!("retry.{field}"),
-                format!("must be a non-negative integer (got {})", got(Some(v))),
-            );
+        if let Some(v) = retry.get(field) {
+            if !(is_integer(v) && v.as_f64().is_some_and(|n| n >= 0.0)) {
+                bad(
+                    &format!("retry.{field}"),
+                    format!("must be a non-negative integer (got {})", got(Some(v))),
+                );
+            } else if !shape::fits_u64(v) {
+                // runstart's limit (a 64-bit count of ms); upstream sets none
+                bad(
+                    &format!("retry.{field}"),
+                    format!("must be at most {} (got {})", u64::MAX, got(Some(v))),
+                );
+            }
         }
     }
     let backoff = retry.get("backoff");

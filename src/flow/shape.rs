@@ -323,6 +323,13 @@ pub(crate) fn top_level(out: &mut Sink, flow: &Value, index_entry: bool) {
             }
         }
     }
+    // runstart's own bound, which the pack index schema does not check either
+    if let Some(p) = obj.get("maxParallelism")
+        && is_integer(p)
+        && !fits_u64(p)
+    {
+        out.push(beyond_u64("/maxParallelism", "properties/maxParallelism"));
+    }
     if let Some(nodes) = obj.get("nodes").and_then(Value::as_array)
         && nodes.is_empty()
     {
@@ -358,6 +365,21 @@ fn minimum(at: &str, sp: &str, limit: i64) -> Issue {
     issue(at, sp, "minimum", format!("must be >= {limit}"))
         .with_param("comparison", ">=")
         .with_param("limit", limit)
+}
+
+/// Whether the integer `v` fits the 64-bit count runstart's flow model holds it in. The flow
+/// schema sets no maximum on some counts (`maxParallelism`, retry delays); one above 2^64 − 1
+/// is refused here rather than by the typed model, so the issue names its field.
+pub(crate) fn fits_u64(v: &Value) -> bool {
+    // ok: 2^64 as f64 is exact; an integral f64 below it converts exactly.
+    v.is_u64() || v.as_f64().is_some_and(|f| f < 18_446_744_073_709_551_616.0)
+}
+
+/// A count beyond [`fits_u64`]: runstart's limit, beyond upstream's schema.
+pub(crate) fn beyond_u64(at: &str, sp: &str) -> Issue {
+    issue(at, sp, "maximum", format!("must be <= {}", u64::MAX))
+        .with_param("comparison", "<=")
+        .with_param("limit", u64::MAX)
 }
 
 /// Whether `v` is an integer as JSON Schema and JavaScript see it (`4.0` is one).
