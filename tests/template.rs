@@ -847,3 +847,54 @@ fn literal_drops_are_empty_strings_as_array_items() {
         assert_eq!(got.as_deref().map_err(|e| e.message()), want, "{src}");
     }
 }
+
+/// Non-ASCII text as LiquidJS 10.30.1 treats it: U+0085 is not white space (`strip`,
+/// `blank`, `Number()`); `slugify` keeps letters, marks and decimal digits (Unicode general
+/// categories L, M, Nd); `url_decode` turns `+` into a space before decoding; `strip` with a
+/// characters argument strips whole code points; `capitalize` leaves a first character outside
+/// the BMP as it is (LiquidJS upcases one UTF-16 unit). LiquidJS's answers; found by a
+/// differential fuzzer over 32,000 Unicode-heavy templates.
+#[test]
+fn non_ascii_text_as_liquidjs_treats_it() {
+    let context = json!({"s": "\u{85}a\u{85}", "t": "a\u{85}b", "u": "\u{85}1", "c": "cafe\u{301}", "r": "Ⅻ ⓐ x", "d": "a%2Bb+c", "e": "👍", "f": "🇯🇵", "g": "x😀", "h": "𐐨𐐨", "i": "𞤢x", "j": "ßtraße", "k": "éCOLE", "l": "  -a b-  ", "m": "İstanbul ǅemal", "n": "a.b~c!d  e"});
+    let cases: &[(&str, Result<&str, &str>)] = &[
+        ("{% if s == blank %}B{% else %}N{% endif %}", Ok("N")),
+        ("[{{ s | strip }}]", Ok("[\u{85}a\u{85}]")),
+        ("[{{ s | lstrip }}]", Ok("[\u{85}a\u{85}]")),
+        ("[{{ t | normalize_whitespace }}]", Ok("[a\u{85}b]")),
+        ("[{{ t | number_of_words }}]", Ok("[1]")),
+        ("[{{ t | truncatewords: 1 }}]", Ok("[a\u{85}b...]")),
+        ("{{ t | slugify: 'raw' }}", Ok("a\u{85}b")),
+        ("{{ u | plus: 1 }}", Ok("1")),
+        ("{{ c | slugify }}", Ok("cafe\u{301}")),
+        ("{{ r | slugify }}", Ok("x")),
+        ("{{ d | url_decode }}", Ok("a+b c")),
+        ("{{ e | strip: '😀' }}", Ok("👍")),
+        ("{{ f | strip: '🇫🇷' }}", Ok("🇯🇵")),
+        ("{{ g | rstrip: '𐘀' }}", Ok("x😀")),
+        ("{{ h | capitalize }}", Ok("𐐨𐐨")),
+        ("{{ i | capitalize }}", Ok("𞤢x")),
+        ("{{ j | capitalize }}", Ok("SStraße")),
+        ("{{ k | capitalize }}", Ok("École")),
+        ("{{ l | slugify: 'raw' }}", Ok("-a-b-")),
+        ("{{ l | slugify }}", Ok("a-b")),
+        ("{{ l | slugify: 'ascii' }}", Ok("a-b")),
+        ("{{ m | slugify }}", Ok("i\u{307}stanbul-ǆemal")),
+        ("{{ m | slugify: 'latin', true }}", Ok("İstanbul-ǅemal")),
+        ("{{ n | slugify: 'pretty' }}", Ok("a.b~c!d-e")),
+        ("{{ c | slugify: 'ascii' }}", Ok("cafe")),
+        ("{{ r | slugify: 'pretty' }}", Ok("x")),
+        ("{{ s | squish }}", Ok("\u{85}a\u{85}")),
+        ("{{ e | lstrip: '👍' }}|", Ok("|")),
+        ("{{ 'xxaxx' | strip: 'x' }}", Ok("a")),
+        ("{{ 'abcba' | strip: 'ab' }}", Ok("c")),
+        ("{% for i in (1..u) %}{{i}}{% endfor %}", Ok("")),
+        ("{{ '%E0%A4%A' | url_decode }}", Err("URI malformed")),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&context);
+        assert_eq!(got.as_deref().map_err(|e| e.message()), want, "{src}");
+    }
+}

@@ -263,11 +263,11 @@ fn strict_eq_prim(a: &Val<'_>, b: &Val<'_>) -> bool {
     }
 }
 
-/// White space for trimming and number parsing, here and in the filters: Rust's Unicode white
-/// space and the BOM. (JavaScript's own set, as in `range`, differs only in U+0085, which it
-/// does not count.)
+/// JavaScript's white space and line terminators (`\s`, `String.prototype.trim`, `Number()`),
+/// for trimming and number parsing here and in the filters: Unicode's White_Space (Rust's
+/// `char::is_whitespace`) without U+0085, which JavaScript does not count, plus the BOM.
 pub(crate) fn is_js_space(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
 }
 
 /// ECMAScript `StringToNumber`.

@@ -3,7 +3,9 @@
 use super::common::{FResult, arg, capped_join, family, is_js_regex_space, js_split};
 use super::names::Filter;
 use crate::template::value::{Val, js_string, stringify};
+use regex::Regex;
 use std::rc::Rc;
+use std::sync::OnceLock;
 
 family! {
     /// Replacing, removing and splitting substrings, and slugs.
@@ -83,46 +85,68 @@ fn str_arg(args: &[Val<'_>], i: usize) -> String {
 
 /// Jekyll's `slugify` modes as LiquidJS implements them.
 fn slugify(s: &str, mode: &str, cased: bool) -> String {
-    let keep: Option<fn(char) -> bool> = match mode {
-        "raw" => Some(|c| !is_js_regex_space(c)),
-        "default" | "latin" => Some(|c| c.is_alphanumeric() && !is_non_decimal_number(c)),
-        "pretty" => Some(|c| {
-            (c.is_alphanumeric() && !is_non_decimal_number(c)) || "._~!$&'()+,;=@".contains(c)
-        }),
-        "ascii" => Some(|c| c.is_ascii_alphanumeric()),
-        _ => None,
+    // LiquidJS's replacers: runs of what is not a letter, mark or decimal digit (Unicode general
+    // categories L, M, Nd; `pretty` keeps some punctuation too) become one `-`.
+    static DEFAULT: OnceLock<Regex> = OnceLock::new();
+    static PRETTY: OnceLock<Regex> = OnceLock::new();
+    let compiled = |cell: &'static OnceLock<Regex>, pattern: &str| {
+        cell.get_or_init(|| Regex::new(pattern).expect("a fixed, valid pattern"))
     };
     let mut text = s.to_string();
-    if let Some(keep) = keep {
-        if mode == "latin" {
-            text = remove_accents(&text);
-        }
-        let mut out = String::with_capacity(text.len());
-        let mut dash = false;
-        for c in text.chars() {
-            if keep(c) {
-                out.push(c);
-                dash = false;
-            } else if !dash {
-                out.push('-');
-                dash = true;
+    let replaced = match mode {
+        "raw" => Some(js_space_runs_to_dash(&text)),
+        "default" | "latin" => {
+            if mode == "latin" {
+                text = remove_accents(&text);
             }
+            let re = compiled(&DEFAULT, r"[^\p{M}\p{L}\p{Nd}]+");
+            Some(re.replace_all(&text, "-").into_owned())
         }
+        "pretty" => {
+            let re = compiled(&PRETTY, r"[^\p{M}\p{L}\p{Nd}._~!$&'()+,;=@]+");
+            Some(re.replace_all(&text, "-").into_owned())
+        }
+        "ascii" => {
+            let mut out = String::with_capacity(text.len());
+            for (keep, run) in runs(&text, |c| c.is_ascii_alphanumeric()) {
+                out.push_str(if keep { run } else { "-" });
+            }
+            Some(out)
+        }
+        _ => None,
+    };
+    if let Some(out) = replaced {
+        // `.replace(/^-|-$/g, '')`: one dash off each end, whether written or made
         let out = out.strip_prefix('-').unwrap_or(&out);
-        let out = out.strip_suffix('-').unwrap_or(out);
-        text = out.to_string();
+        text = out.strip_suffix('-').unwrap_or(out).to_string();
     }
     if cased { text } else { text.to_lowercase() }
 }
 
-/// `\p{L}`/`\p{M}`/`\p{Nd}` approximated by `char::is_alphanumeric` minus the number
-/// categories other than decimal digits.
-fn is_non_decimal_number(c: char) -> bool {
-    c.is_numeric()
-        && c.to_digit(10).is_none()
-        && !c.is_ascii_digit()
-        && !c.is_alphabetic()
-        && !matches!(c as u32, 0x660..=0x669 | 0x6F0..=0x6F9 | 0x966..=0x96F | 0xFF10..=0xFF19)
+/// `str.replace(/\s+/g, '-')`.
+fn js_space_runs_to_dash(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for (keep, run) in runs(s, |c| !is_js_regex_space(c)) {
+        out.push_str(if keep { run } else { "-" });
+    }
+    out
+}
+
+/// `s` cut into maximal runs of characters that `keep` accepts or refuses, in order, each
+/// with whether it is kept.
+fn runs(s: &str, keep: impl Fn(char) -> bool) -> impl Iterator<Item = (bool, &str)> {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let kind = keep(first);
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| keep(c) != kind)
+            .map_or(rest.len(), |(i, _)| i);
+        let (run, tail) = rest.split_at(end);
+        rest = tail;
+        Some((kind, run))
+    })
 }
 
 fn remove_accents(s: &str) -> String {

@@ -34,8 +34,9 @@ family! {
             mac.update(stringify(&input).as_bytes());
             Val::string(hex(&mac.finalize().into_bytes()))
         }
-        Filter::UrlDecode => match decode_uri_component(&stringify(&input)) {
-            Some(d) => Val::string(d.replace('+', " ")),
+        // `+` is a space before decoding, so an encoded `%2B` stays a `+`
+        Filter::UrlDecode => match decode_uri_component(&stringify(&input).replace('+', " ")) {
+            Some(d) => Val::string(d),
             None => return Err(FilterError::Message("URI malformed".into())),
         },
         Filter::CgiEscape => Val::string(encode_uri(&stringify(&input), COMPONENT_SAFE, true)),

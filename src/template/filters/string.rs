@@ -25,22 +25,25 @@ family! {
         Filter::Upcase => Val::string(stringify(&input).to_uppercase()),
         Filter::Downcase => Val::string(stringify(&input).to_lowercase()),
         Filter::Capitalize => {
+            // LiquidJS upcases `charAt(0)`, one UTF-16 unit: half of a character outside the
+            // BMP, which no case mapping changes, so such a first character stays as it is.
             let s = stringify(&input);
             let mut chars = s.chars();
             match chars.next() {
-                Some(c) => Val::string(
+                Some(c) if c.len_utf16() == 1 => Val::string(
                     c.to_uppercase().collect::<String>() + &chars.as_str().to_lowercase(),
                 ),
+                Some(c) => Val::string(format!("{c}{}", chars.as_str().to_lowercase())),
                 None => Val::string(String::new()),
             }
         }
         Filter::Strip | Filter::Lstrip | Filter::Rstrip => {
             let s = stringify(&input);
-            // with a characters argument, those characters (UTF-16 units) are stripped
+            // with a characters argument, those characters (code points) are stripped
             let chars = arg(args, 0).filter(|v| v.truthy_js()).map(stringify);
             let (left, right) = (f != Filter::Rstrip, f != Filter::Lstrip);
             Val::string(match chars {
-                Some(set) => strip_units(&s, &set, left, right),
+                Some(set) => strip_chars(&s, &set, left, right),
                 None => {
                     let t = if left {
                         s.trim_start_matches(is_js_space)
@@ -110,22 +113,17 @@ family! {
     }
 }
 
-/// Strips the UTF-16 units of `set` from the left and/or right of `s`.
-fn strip_units(s: &str, set: &str, left: bool, right: bool) -> String {
-    let set: Vec<u16> = set.encode_utf16().collect();
-    let units: Vec<u16> = s.encode_utf16().collect();
-    let (mut i, mut j) = (0, units.len());
-    if left {
-        while i < j && set.contains(&units[i]) {
-            i += 1;
-        }
-    }
-    if right {
-        while j > i && set.contains(&units[j - 1]) {
-            j -= 1;
-        }
-    }
-    String::from_utf16_lossy(&units[i..j])
+/// Strips the characters of `set` from the left and/or right of `s`: whole code points, as
+/// LiquidJS 10.30.1's `new Set(chars)` holds them, so `😀` never strips half of `👍`.
+fn strip_chars(s: &str, set: &str, left: bool, right: bool) -> String {
+    let in_set = |c: char| set.contains(c);
+    let t = if left {
+        s.trim_start_matches(in_set)
+    } else {
+        s
+    };
+    let t = if right { t.trim_end_matches(in_set) } else { t };
+    t.to_owned()
 }
 
 /// `str.replace(/\s+/g, ' ')`.
