@@ -898,3 +898,26 @@ fn non_ascii_text_as_liquidjs_treats_it() {
         assert_eq!(got.as_deref().map_err(|e| e.message()), want, "{src}");
     }
 }
+
+/// `remove: ''` and `replace: '', ''` give the string back whole, characters outside the BMP
+/// included: LiquidJS splits into UTF-16 units and joins them again. With a non-empty
+/// replacement LiquidJS leaves lone halves, which runstart writes as U+FFFD. LiquidJS's
+/// answers (but for those halves).
+#[test]
+fn an_empty_pattern_splits_and_joins_utf16_units() {
+    let context = json!({"s": "𝔘𝔫𝔦", "e": "😀a"});
+    let cases: &[(&str, &str)] = &[
+        ("[{{ s | remove: '' }}]", "[𝔘𝔫𝔦]"),
+        ("{{ s | replace: '', '' }}", "𝔘𝔫𝔦"),
+        ("{{ e | remove: '' | size }}", "3"),
+        ("{{ 'abc' | replace: '', '-' }}", "a-b-c"),
+        ("{{ '' | replace: '', '-' }}|", "|"),
+        ("{{ e | replace: '', '-' }}", "\u{fffd}-\u{fffd}-a"),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&context);
+        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
+    }
+}

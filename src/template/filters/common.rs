@@ -147,6 +147,37 @@ pub(super) fn capped_join<S: AsRef<str>>(parts: &[S], sep: &str) -> Result<Strin
         .join(sep))
 }
 
+/// `s.split(sep).join(rep)` as JavaScript computes it (`replace`, `remove`). With an empty
+/// `sep` the split is into UTF-16 units, which the join puts back together, so a character
+/// outside the BMP survives `remove: ''` whole (only a non-empty `rep` leaves lone halves,
+/// written as U+FFFD).
+pub(super) fn js_split_join(s: &str, sep: &str, rep: &str) -> Result<String, FilterError> {
+    if !sep.is_empty() {
+        return capped_join(&js_split(s, sep), rep);
+    }
+    let units = s.encode_utf16().count();
+    let len = s
+        .len()
+        .saturating_add(rep.len().saturating_mul(units.saturating_sub(1)));
+    if len > crate::template::limits::MAX_RENDER_SIZE {
+        return Err(FilterError::Message(format!(
+            "the result would be {len} bytes long, over the limit of {} bytes",
+            crate::template::limits::MAX_RENDER_SIZE
+        )));
+    }
+    if rep.is_empty() {
+        return Ok(s.to_owned());
+    }
+    let mut joined: Vec<u16> = Vec::with_capacity(units + rep.len() * units);
+    for (i, unit) in s.encode_utf16().enumerate() {
+        if i > 0 {
+            joined.extend(rep.encode_utf16());
+        }
+        joined.push(unit);
+    }
+    Ok(String::from_utf16_lossy(&joined))
+}
+
 /// `String.prototype.split` with a string separator (an empty one splits UTF-16 units).
 pub(super) fn js_split(s: &str, sep: &str) -> Vec<String> {
     if sep.is_empty() {

@@ -1,6 +1,6 @@
 //! String filters that replace, remove or split substrings, and `slugify`.
 
-use super::common::{FResult, arg, capped_join, family, is_js_regex_space, js_split};
+use super::common::{FResult, arg, family, is_js_regex_space, js_split, js_split_join};
 use super::names::Filter;
 use crate::template::value::{Val, js_string, stringify};
 use regex::Regex;
@@ -34,7 +34,7 @@ family! {
             let s = stringify(&input);
             let pat = str_arg(args, 0);
             let rep = arg(args, 1).map(stringify).unwrap_or_default();
-            Val::string(capped_join(&js_split(&s, &pat), &rep)?)
+            Val::string(js_split_join(&s, &pat, &rep)?)
         }
         Filter::ReplaceFirst => {
             let s = stringify(&input);
@@ -45,7 +45,7 @@ family! {
         Filter::Remove => {
             let s = stringify(&input);
             let pat = str_arg(args, 0);
-            Val::string(js_split(&s, &pat).join(""))
+            Val::string(js_split_join(&s, &pat, "")?)
         }
         Filter::RemoveFirst => {
             let s = stringify(&input);
