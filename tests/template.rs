@@ -921,3 +921,34 @@ fn an_empty_pattern_splits_and_joins_utf16_units() {
         assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
     }
 }
+
+/// LiquidJS 10.30.1 ends a filter chain at `)` or `,` and reads no further, so a stray comma
+/// or parenthesis after a value is not a parse error (`{{ s, n }}` outputs `s`, in every tag
+/// that reads a value). LiquidJS's answers; found by a differential fuzzer.
+#[test]
+fn a_filter_chain_ends_at_a_comma_or_parenthesis() {
+    let context = json!({"s": "hello", "n3": 3, "b": true, "f": false, "arr": [3, 1, 2]});
+    let cases: &[(&str, &str)] = &[
+        ("{{ s, n3 }}", "hello"),
+        ("{% if b, f %}T{% else %}F{% endif %}", "T"),
+        ("{{ s | upcase) }}", "HELLO"),
+        ("{{ s | default:) \"x\" }}", "hello"),
+        ("{% assign x = s, 1 %}{{ x }}", "hello"),
+        ("{{ s | append: 'x') }}", "hellox"),
+        ("{{ s ) }}", "hello"),
+        ("{{ s | upcase , zz }}", "HELLO"),
+        ("{% echo s, 2 %}", "hello"),
+        ("{% unless f, b %}U{% endunless %}", "U"),
+        ("{% for x in arr, 1 %}{{x}}{% endfor %}", "312"),
+        ("{{ arr | join: ', ' }}", "3, 1, 2"),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src).map(|t| t.render(&context));
+        let got = got.as_ref().map(|r| r.as_deref().map_err(|e| e.message()));
+        assert_eq!(got, Ok(Ok(want)), "{src}");
+    }
+    let unknown = CompiledTemplate::parse("{{ s | upc,ase }}")
+        .map(|_| ())
+        .map_err(|e| e.to_string());
+    assert_eq!(unknown, Err("undefined filter: upc".to_owned()));
+}

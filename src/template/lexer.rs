@@ -425,6 +425,11 @@ impl<'s> Cursor<'s> {
             return Ok(None);
         }
         let c = self.peek();
+        // LiquidJS 10.30.1 ends the filter chain at `)` or `,`; what follows is not read
+        // (`{{ s, n }}` outputs `s`)
+        if c == b')' || c == b',' {
+            return Ok(None);
+        }
         self.p += 1;
         if c != b'|' {
             return Err(self.error("expected \"|\" before filter".into(), self.p));
@@ -446,7 +451,7 @@ impl<'s> Cursor<'s> {
                 }
                 self.skip_blank();
                 let c = self.peek();
-                if !(self.end() || c == b',' || c == b'|') {
+                if !(self.end() || c == b',' || c == b'|' || c == b')') {
                     return Err(
                         self.error(format!("unexpected character {}", self.snapshot()), self.p)
                     );
@@ -455,7 +460,7 @@ impl<'s> Cursor<'s> {
                     break;
                 }
             }
-        } else if !(self.peek() == b'|' || self.end()) {
+        } else if !(matches!(self.peek(), b'|' | b')' | b',') || self.end()) {
             return Err(self.error("expected \":\" after filter name".into(), self.p));
         }
         let Some(filter) = Filter::from_name(self.text(name)) else {
