@@ -952,3 +952,42 @@ fn a_filter_chain_ends_at_a_comma_or_parenthesis() {
         .map_err(|e| e.to_string());
     assert_eq!(unknown, Err("undefined filter: upc".to_owned()));
 }
+
+/// `cycle` as LiquidJS 10.30.1 reads it: each candidate is a whole value with filters and
+/// operators, up to the next `,`, and a cycle's identity is its candidates' text as written,
+/// blanks included (`{% cycle 'a', 'b' %}` and `{% cycle 'a','b' %}` count separately).
+/// LiquidJS's answers; found by a differential fuzzer.
+#[test]
+fn cycle_candidates_are_filtered_values_keyed_by_their_text() {
+    let context = json!({"s": "hello", "b": true, "f": false});
+    let cases: &[(&str, &str)] = &[
+        ("{% cycle \"a\" | upcase, \"b\" %}", "A"),
+        ("{% cycle 1 == 1, 2 %}", "true"),
+        ("{% cycle \"a\" \"b\" %}{% cycle \"a\" \"b\" %}", "aa"),
+        ("{% cycle 'a', 'b' %}{% cycle 'a','b' %}", "aa"),
+        (
+            "{% cycle 'a', 'b' %}{% cycle 'a', 'b' %}{% cycle 'a', 'b' %}",
+            "aba",
+        ),
+        ("{% cycle 'g': 'a', 'b' %}{% cycle 'g':'a', 'b' %}", "aa"),
+        ("{% cycle 'g': 'a', 'b' %}{% cycle 'g': 'a', 'b' %}", "ab"),
+        ("{% cycle 'a' %}{% cycle  'a' %}", "aa"),
+        ("{% cycle false, 'b' %}|{% cycle false, 'b' %}", "|b"),
+        ("{% cycle blank, 'b' %}", ""),
+        (
+            "{% for i in (1..4) %}{% cycle 'odd', 'even' %}{% endfor %}",
+            "oddevenoddeven",
+        ),
+        (
+            "{% for i in (1..4) %}{% cycle 'x': 'odd', 'even' %}{% endfor %}",
+            "oddevenoddeven",
+        ),
+        ("{% cycle 'a' , 'b' %}{% cycle 'a','b' %}", "aa"),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&context);
+        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
+    }
+}

@@ -284,8 +284,8 @@ impl<'s> Analyzer<'s> {
             Node::Cycle {
                 group, candidates, ..
             } => {
-                for e in candidates {
-                    self.expr(e);
+                for v in candidates {
+                    self.filtered(v);
                 }
                 if let Some(g) = group {
                     self.expr(g);

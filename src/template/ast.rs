@@ -272,8 +272,8 @@ pub(crate) enum Node {
     },
     Cycle {
         group: Option<Expr>,
-        candidates: Vec<Expr>,
-        /// Candidates' source text joined by `,` (the cycle's identity).
+        candidates: Vec<FilteredValue>,
+        /// Candidates' source text, blanks included, joined by `,` (the cycle's identity).
         key: String,
     },
     Assign {

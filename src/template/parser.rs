@@ -668,23 +668,26 @@ fn echo(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
 
 /// `{% cycle [group:] a, b, ... %}`.
 fn cycle(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
+    // LiquidJS 10.30.1: an optional `group:`, then candidates, each a whole filtered value up
+    // to the next `,`; the cycle's identity is each candidate's text as written, blanks too.
     let mut c = Cursor::new(s, args.0, args.1);
     let mut group = None;
-    let mut candidates = Vec::new();
+    let begin = c.p;
     let first = c.read_value()?;
     c.skip_blank();
-    if let Some(v) = first {
-        if c.peek() == b':' {
+    match first {
+        Some(v) if c.peek() == b':' => {
             group = Some(v);
             c.p += 1;
-        } else {
-            candidates.push(v);
         }
+        _ => c.p = begin,
     }
+    let mut candidates = Vec::new();
+    let mut texts = Vec::new();
     while !c.end() {
-        if let Some(v) = c.read_value()? {
-            candidates.push(v);
-        }
+        let from = c.p;
+        candidates.push(c.read_filtered_value()?);
+        texts.push(s.get(from..c.p).unwrap_or(""));
         c.read_to(b",");
     }
     if candidates.is_empty() {
@@ -697,11 +700,7 @@ fn cycle(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
             tok.begin(),
         ));
     }
-    let key = candidates
-        .iter()
-        .map(|e| s.get(e.begin..e.end).unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join(",");
+    let key = texts.join(",");
     Ok(Node::Cycle {
         group,
         candidates,

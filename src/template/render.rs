@@ -237,7 +237,7 @@ impl<'a> Renderer<'a> {
                 let n = candidates.len().max(1);
                 self.cycles.insert(fp, (idx + 1) % n);
                 if let Some(c) = candidates.get(idx) {
-                    let v = self.expr(c)?;
+                    let v = self.filtered(c)?;
                     // a tag's return value is written only when truthy in JS
                     // (`html && emitter.write(html)`), so `{% cycle 'a', false %}` writes nothing
                     if v.truthy_js() {
