@@ -68,6 +68,43 @@ fn agent_output_schema_compiles_as_ajv_decides() {
     );
 }
 
+/// Patterns are read as V8 reads `new RegExp(source, "u")`: Ajv's answers, messages included.
+#[test]
+fn agent_output_patterns_follow_v8() {
+    let mut doc = fixture();
+    let a = position(&doc["agents"], "support.reply-drafter");
+    let schema_at = format!("/agents/{a}/output/schema");
+    for (pattern, refusal) in [
+        // V8 accepts these; the regex crate alone would not.
+        ("^[^]*$", None),
+        ("^\\0?[\\uD83D\\uDE00-\\uD83D\\uDE4F]+$", None),
+        ("(?<=@)[a-z]+$", None),
+        // V8 refuses these with the `u` flag, though they look harmless.
+        ("^[\\w\\_]+$", Some("Invalid escape")),
+        ("^\\@", Some("Invalid escape")),
+        ("^a{2,1}$", Some("numbers out of order in {} quantifier")),
+        ("^(a$", Some("Unterminated group")),
+    ] {
+        doc["agents"][a]["output"]["schema"] =
+            json!({"type": "object", "properties": {"s": {"type": "string", "pattern": pattern}}});
+        let report = validate(&doc);
+        let issues = at(&report, &schema_at);
+        match refusal {
+            None => assert!(issues.is_empty(), "{pattern}: {report:#?}"),
+            Some(why) => {
+                assert_eq!(issues.len(), 1, "{pattern}: {report:#?}");
+                assert_eq!(issues[0].code(), "schema-compile");
+                assert_eq!(
+                    issues[0].message(),
+                    format!(
+                        "Inline schema failed to compile: Invalid regular expression: /{pattern}/u: {why}"
+                    )
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn settings_schema_and_values_give_ajv_errors() {
     let mut doc = fixture();
@@ -121,7 +158,7 @@ fn guardrail_config_gives_ajv_errors() {
 fn uncompilable_guardrail_and_tool_schemas_are_schema_compile() {
     for bad in [
         json!({"$ref": "#/$defs/nope"}),
-        json!({"type": "string", "pattern": "(?<=a)b"}),
+        json!({"type": "string", "pattern": "\\_"}),
     ] {
         let mut doc = fixture();
         let g = position(&doc["guardrails"], "support.no-refund-promises");

@@ -435,6 +435,9 @@ pub(crate) struct Program {
 pub(crate) struct Options {
     pub(crate) strict: bool,
     pub(crate) allow_union_types: bool,
+    /// Ajv's `validateFormats`; off only for the meta-schemas, which Ajv adds with formats off,
+    /// so a schema's `pattern` is judged by compiling it, not by the `regex` format.
+    pub(crate) validate_formats: bool,
 }
 
 /// Most schema nesting levels (subschemas plus separately compiled references) followed.
@@ -1628,6 +1631,7 @@ impl<'s> Compiler<'s> {
                     path,
                 });
             }
+            "format" if !self.opts.validate_formats => {}
             "format" => {
                 let Value::String(name) = value else {
                     return Ok(());

@@ -189,9 +189,8 @@ pub(crate) fn check_string(name: &str, s: &str) -> bool {
     match name {
         "password" | "binary" => true,
         "byte" => is_base64(s),
-        // Any ECMAScript pattern, as `new RegExp(s, "u")` accepts it, even one runstart's engines
-        // refuse (a look-behind): that refusal comes when the schema compiles.
-        "regex" => !has_z_anchor(s) && jsonschema_regex::is_valid_ecma_regex(s),
+        // ajv-formats tries `new RegExp(s)`, without the `u` flag: Annex B's lenient grammar.
+        "regex" => !has_z_anchor(s) && super::ecma_regex::is_valid_annex_b(s),
         "iso-time" => is_iso_time(s),
         "iso-date-time" => match s.find(['T', 't', ' ']) {
             Some(i) => check_string("date", &s[..i]) && is_iso_time(&s[i + 1..]),

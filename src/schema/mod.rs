@@ -13,6 +13,7 @@
 
 mod ajv;
 mod compile;
+mod ecma_regex;
 mod error;
 mod eval;
 mod format;
@@ -45,6 +46,7 @@ fn meta_programs() -> &'static Vec<(String, compile::Program)> {
         let opts = compile::Options {
             strict: true,
             allow_union_types: true,
+            validate_formats: false,
         };
         docs.iter()
             .filter_map(|doc| {
@@ -261,6 +263,7 @@ impl CompiledSchema {
         let opts = compile::Options {
             strict: options.strict,
             allow_union_types: options.allow_union_types,
+            validate_formats: true,
         };
         compile::Compiler::new(opts)
             .compile(schema, false, meta_check)
@@ -273,6 +276,7 @@ impl CompiledSchema {
         let opts = compile::Options {
             strict: false,
             allow_union_types: true,
+            validate_formats: true,
         };
         compile::Compiler::new(opts)
             .compile(schema, false, |_| Ok(()))
@@ -407,6 +411,7 @@ mod meta_tests {
         let opts = super::compile::Options {
             strict: true,
             allow_union_types: true,
+            validate_formats: true,
         };
         let r = super::compile::Compiler::new(opts).compile(&meta::DRAFT202012, true, |_| Ok(()));
         assert!(r.is_ok(), "{:?}", r.err());

@@ -1,11 +1,13 @@
 //! ECMAScript `pattern`s (Ajv compiles them with the `u` flag) on two engines: the linear-time
 //! `regex` engine for every pattern it can express, and a bounded backtracking engine
-//! (`fancy-regex`) only for the patterns that need one (look-ahead, back-references).
+//! (`fancy-regex`) only for the patterns that need one (look-around, back-references). [`super::ecma_regex`]
+//! reads the pattern as V8 does and writes it for these engines.
 //!
 //! Pack schemas are untrusted: on the linear engine `^(a+)+$` against 50,000 `a`s answers in
 //! milliseconds; on the backtracking engine every match is capped at [`BACKTRACK_LIMIT`] steps,
 //! and a match that reaches the cap counts as a non-match (the schema fails closed).
 
+use super::ecma_regex::{self, Refusal};
 use std::fmt;
 
 /// Most backtracking steps one match may take on the backtracking engine.
@@ -29,31 +31,32 @@ impl fmt::Debug for Pattern {
 
 impl Pattern {
     /// Compiles `source` as Ajv does (`new RegExp(source, "u")`). The error is the message a
-    /// schema author sees.
+    /// schema author sees: V8's own for a pattern V8 refuses.
     pub(crate) fn compile(source: &str) -> Result<Pattern, String> {
         let invalid = |why: &str| format!("Invalid regular expression: /{source}/u: {why}");
-        if has_look_behind(source) {
-            return Err(invalid(
-                "look-behind is not supported by runstart (use a look-ahead or restructure the pattern)",
-            ));
-        }
-        if let Ok(translated) = jsonschema_regex::to_rust_regex(source)
-            && let Ok(re) = regex::RegexBuilder::new(&translated)
+        let translated = ecma_regex::translate(source).map_err(|refusal| match refusal {
+            Refusal::Invalid(why) => invalid(why),
+            Refusal::Unsupported(what) => invalid(&format!(
+                "valid in JavaScript, but runstart cannot run {what} as JavaScript does"
+            )),
+        })?;
+        if !translated.backtracking
+            && let Ok(re) = regex::RegexBuilder::new(&translated.rust)
                 .size_limit(1 << 22)
                 .build()
         {
             return Ok(Pattern::Linear(re));
         }
-        if !jsonschema_regex::is_valid_ecma_regex(source) {
-            return Err(invalid("not a valid ECMAScript pattern"));
-        }
-        let translated = translate_for_backtracking(source);
-        fancy_regex::RegexBuilder::new(&translated)
+        fancy_regex::RegexBuilder::new(&translated.rust)
             .backtrack_limit(BACKTRACK_LIMIT)
             .delegate_size_limit(1 << 22)
             .build()
             .map(|re| Pattern::Backtracking(Box::new(re)))
-            .map_err(|e| invalid(&e.to_string()))
+            .map_err(|e| {
+                invalid(&format!(
+                    "valid in JavaScript, but runstart cannot run it ({e})"
+                ))
+            })
     }
 
     /// Whether `text` contains a match (JavaScript's `RegExp.prototype.test`).
@@ -64,52 +67,6 @@ impl Pattern {
             Pattern::Backtracking(re) => re.is_match(text).unwrap_or(false),
         }
     }
-}
-
-fn has_look_behind(source: &str) -> bool {
-    let bytes = source.as_bytes();
-    let mut i = 0;
-    let mut in_class = false;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 1,
-            b'[' => in_class = true,
-            b']' => in_class = false,
-            b'(' if !in_class
-                && (source[i..].starts_with("(?<=") || source[i..].starts_with("(?<!")) =>
-            {
-                return true;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    false
-}
-
-/// ECMAScript classes that differ from Rust's: `\d`, `\w`, `\s` are ASCII-only in JavaScript
-/// (`\s` also takes a few Unicode spaces, close enough to Rust's Unicode `\s`).
-fn translate_for_backtracking(source: &str) -> String {
-    let mut out = String::with_capacity(source.len() + 8);
-    let mut chars = source.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('d') => out.push_str("[0-9]"),
-            Some('D') => out.push_str("[^0-9]"),
-            Some('w') => out.push_str("[A-Za-z0-9_]"),
-            Some('W') => out.push_str("[^A-Za-z0-9_]"),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -138,8 +95,17 @@ mod tests {
     }
 
     #[test]
-    fn look_behind_and_broken_patterns_are_refused() {
-        assert!(Pattern::compile("(?<=a)b").is_err());
-        assert!(Pattern::compile("(").is_err());
+    fn look_behind_runs_and_broken_patterns_are_refused_with_v8_reasons() {
+        let p = Pattern::compile("(?<=a)b").expect("look-behind compiles");
+        assert!(p.is_match("ab"));
+        assert!(!p.is_match("cb"));
+        assert_eq!(
+            Pattern::compile("(").map(|_| ()),
+            Err("Invalid regular expression: /(/u: Unterminated group".to_owned())
+        );
+        assert_eq!(
+            Pattern::compile("\\_").map(|_| ()),
+            Err("Invalid regular expression: /\\_/u: Invalid escape".to_owned())
+        );
     }
 }
