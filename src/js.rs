@@ -1,8 +1,29 @@
 //! JavaScript's own conversions that upstream's answers depend on, written once for every
 //! module that must match them byte for byte: `Number.prototype.toString` (messages, labels,
-//! canonical JSON, template output) and `decodeURIComponent`.
+//! canonical JSON, template output), `decodeURIComponent` and what counts as white space.
 
 use std::fmt::{self, Write};
+
+/// JavaScript's white space and line terminators: `\s`, `String.prototype.trim`, `Number()`
+/// and node-semver's whitespace collapsing. Unicode's White_Space without U+0085, which
+/// JavaScript does not count, plus the byte order mark U+FEFF.
+#[inline]
+pub(crate) fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
 
 /// Writes `x` the way ECMAScript `Number.prototype.toString()` does: shortest round-trip
 /// digits, plain notation for decimal exponents in `-7 < e < 21`, `1e+21` / `1e-7` outside.

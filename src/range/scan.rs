@@ -6,23 +6,7 @@
 //! answer. Every function but `is_js_space` (which runs first) works on ASCII bytes: the caller
 //! has already refused anything else.
 
-/// JavaScript's `\s` (and `String.prototype.trim`): the whitespace node-semver collapses.
-pub(super) fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}'..='\u{d}'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
-    )
-}
+pub(super) use crate::js::is_js_space;
 
 /// Is `b` one of the characters that node-semver skips before a version (`[v=\s]`)?
 ///

@@ -17,6 +17,7 @@ mod ecma_regex;
 mod error;
 mod eval;
 mod format;
+mod format_text;
 mod pattern;
 mod text;
 mod uri;

@@ -263,12 +263,7 @@ fn strict_eq_prim(a: &Val<'_>, b: &Val<'_>) -> bool {
     }
 }
 
-/// JavaScript's white space and line terminators (`\s`, `String.prototype.trim`, `Number()`),
-/// for trimming and number parsing here and in the filters: Unicode's White_Space (Rust's
-/// `char::is_whitespace`) without U+0085, which JavaScript does not count, plus the BOM.
-pub(crate) fn is_js_space(c: char) -> bool {
-    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
-}
+pub(crate) use crate::js::is_js_space;
 
 /// ECMAScript `StringToNumber`.
 pub(crate) fn str_to_number(s: &str) -> f64 {
