@@ -181,11 +181,22 @@ fn keywords_of(group: Option<Group>) -> &'static [&'static str] {
                 .map(|&(keyword, _)| keyword)
                 .collect()
         };
+        let mut array: Vec<&'static str> = of(Some(JType::Array));
+        // Ajv registers `prefixItems`, `items` and `contains` with `before: "uniqueItems"`,
+        // which moves them ahead of it in the array group (not in the strict-types order).
+        for keyword in ["prefixItems", "items", "contains"] {
+            array.retain(|k| *k != keyword);
+            let at = array
+                .iter()
+                .position(|k| *k == "uniqueItems")
+                .unwrap_or(array.len());
+            array.insert(at, keyword);
+        }
         [
             of(None),
             of(Some(JType::Number)),
             of(Some(JType::String)),
-            of(Some(JType::Array)),
+            array,
             of(Some(JType::Object)),
         ]
     });
@@ -312,6 +323,9 @@ pub(crate) enum Step {
         cond: NodeId,
         then: Option<NodeId>,
         els: Option<NodeId>,
+        /// Whether Ajv knows the `if` schema's evaluated properties and items at compile time
+        /// (see [`static_annotations`]).
+        static_annotations: bool,
         path: String,
     },
     Limit {
@@ -1504,6 +1518,7 @@ impl<'s> Compiler<'s> {
                     cond,
                     then,
                     els,
+                    static_annotations: static_annotations(value),
                     path,
                 });
             }
@@ -2104,6 +2119,32 @@ fn js_join(a: &[Value]) -> String {
         .join(",")
 }
 
+/// Whether Ajv's generated code knows what `schema` evaluates at compile time: only
+/// `properties`, `prefixItems` and `items` say which properties and items it evaluated, none of
+/// the keywords that track them at run time (pattern and additional properties, `contains`,
+/// applicators, references). Ajv folds such an `if` schema's annotations into the evaluated set
+/// only inside the first clause it generates, which `eval` reproduces.
+fn static_annotations(schema: &Value) -> bool {
+    const RUNTIME: &[&str] = &[
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "dependentSchemas",
+        "contains",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "if",
+        "$ref",
+        "$dynamicRef",
+    ];
+    match schema {
+        Value::Object(m) => !RUNTIME.iter().any(|k| m.contains_key(*k)),
+        _ => true,
+    }
+}
+
 /// json-schema-traverse with `allKeys`: the subschema positions Ajv scans for `$id`s.
 fn push_children<'s>(
     m: &'s Map<String, Value>,
@@ -2189,8 +2230,18 @@ mod rule_table_tests {
         );
         assert_eq!(keywords_of(None)[4..6], ["$ref", "type"]);
         assert_eq!(
-            keywords_of(Some(Group::Array)).last(),
-            Some(&"unevaluatedItems")
+            keywords_of(Some(Group::Array)),
+            [
+                "maxItems",
+                "minItems",
+                "prefixItems",
+                "items",
+                "contains",
+                "uniqueItems",
+                "maxContains",
+                "minContains",
+                "unevaluatedItems"
+            ]
         );
         assert_eq!(
             keywords_of(Some(Group::Object)).last(),

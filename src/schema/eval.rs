@@ -196,8 +196,9 @@ impl<'p> Run<'p> {
                 cond,
                 then,
                 els,
+                static_annotations,
                 path,
-            } => self.eval_if(cond, then, els, path, data, ev),
+            } => self.eval_if(cond, (then, els), *static_annotations, path, data, ev),
             Step::Limit {
                 cmp,
                 limit,
@@ -467,27 +468,32 @@ impl<'p> Run<'p> {
         }
     }
 
-    /// [`Step::If`].
+    /// [`Step::If`]. What the `if` schema evaluated counts as Ajv's generated code counts it:
+    /// always when Ajv tracks it at run time; when Ajv knows it at compile time
+    /// (`static_annotations`), only if the first clause Ajv generates (`then`, else `else`) is
+    /// the one taken and passes, since Ajv writes that set down inside that clause alone.
     fn eval_if(
         &mut self,
         cond: &'p NodeId,
-        then: &'p Option<NodeId>,
-        els: &'p Option<NodeId>,
+        (then, els): (&'p Option<NodeId>, &'p Option<NodeId>),
+        static_annotations: bool,
         path: &'p str,
         data: &Value,
         ev: &mut Evaluated,
     ) {
         let before = self.errors.len();
-        let (ok, sub) = self.node(*cond, data);
+        let (ok, cond_evaluated) = self.node(*cond, data);
         self.errors.truncate(before);
-        ev.merge(sub);
         let clause = if ok {
             then.map(|n| ("then", n))
         } else {
             els.map(|n| ("else", n))
         };
+        let first_clause_taken = if then.is_some() { ok } else { !ok };
+        let mut clause_ok = true;
         if let Some((kw, n)) = clause {
             let (ok, sub) = self.node(n, data);
+            clause_ok = ok;
             if ok {
                 ev.merge(sub);
             } else {
@@ -498,6 +504,9 @@ impl<'p> Run<'p> {
                     format!("must match \"{kw}\" schema"),
                 );
             }
+        }
+        if !static_annotations || (first_clause_taken && clause_ok) {
+            ev.merge(cond_evaluated);
         }
     }
 
