@@ -193,11 +193,7 @@ fn components(s: &str, units: &[u8]) -> bool {
 pub(crate) fn is_uri_template(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
-    let pct = |i: usize| {
-        b.get(i) == Some(&b'%')
-            && b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
-            && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
-    };
+    let pct = |i: usize| is_pct(b, i);
     while i < b.len() {
         match b[i] {
             b'{' => {
@@ -483,7 +479,13 @@ fn is_public_ipv4(from_host: &str, host: &str) -> bool {
         || ["169.254", "192.168"]
             .iter()
             .any(|p| dotted_numbers_follow(from_host, p, 2))
-        || (16..=31).any(|n| dotted_numbers_follow(from_host, &format!("172.{n}"), 2));
+        || from_host.strip_prefix("172.").is_some_and(|rest| {
+            let n = rest.bytes().take_while(u8::is_ascii_digit).count().min(2);
+            rest[..n]
+                .parse::<u32>()
+                .is_ok_and(|v| n == 2 && (16..=31).contains(&v))
+                && dotted_numbers_follow(&rest[n..], "", 2)
+        });
     first_ok && middle(second) && middle(third) && last_ok && !excluded
 }
 
@@ -587,6 +589,9 @@ mod tests {
         assert!(is_url("http://1.2.3.4/"));
         assert!(!is_url("http://10.0.0.1"));
         assert!(!is_url("http://172.16.0.1"));
+        assert!(!is_url("http://172.31.0.1"));
+        assert!(is_url("http://172.32.0.1"));
+        assert!(is_url("http://172.15.0.1"));
         assert!(!is_url("http://localhost"));
         assert!(!is_url("http://a--b.com"));
         assert!(!is_url("http://a.bc?x"));
