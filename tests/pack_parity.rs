@@ -282,13 +282,44 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
             Some("invalid-agent"),
         ),
         (
+            // The index shape says `modelSettings` is an object: the entry has no typed form.
             "model settings reference that is a string",
             synthetic(|d| d["agents"][0]["modelSettings"] = json!("s")),
-            Some("invalid-agent"),
+            Some("invalid-shape"),
         ),
         (
             "model settings reference with a null id",
             synthetic(|d| d["agents"][0]["modelSettings"] = json!({"id": null, "version": "^9"})),
+            Some("invalid-agent"),
+        ),
+        (
+            "settings reference that is an array of its fields",
+            synthetic(|d| d["agents"][0]["settings"][0] = json!(["s", "^1.0.0"])),
+            Some("invalid-agent"),
+        ),
+        (
+            "settings reference with a field beyond id and version",
+            synthetic(|d| d["agents"][0]["settings"][0]["pin"] = json!("1.0.0")),
+            Some("invalid-agent"),
+        ),
+        (
+            "parameter of an unknown type",
+            synthetic(|d| {
+                d["agents"][0]["parameters"] = json!([{"name": "p", "type": "integer"}]);
+            }),
+            Some("invalid-agent"),
+        ),
+        (
+            "parameter whose required is not a boolean",
+            synthetic(|d| {
+                d["agents"][0]["parameters"] =
+                    json!([{"name": "p", "type": "string", "required": null}]);
+            }),
+            Some("invalid-agent"),
+        ),
+        (
+            "prompt block parameter that is not an object",
+            synthetic(|d| d["blocks"][0]["content"]["parameters"] = json!(["p"])),
             Some("invalid-agent"),
         ),
         (

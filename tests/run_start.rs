@@ -445,23 +445,27 @@ fn all_parameters(pack: &PackIndex, agent: &runstart::index::wire::Agent) -> Val
         "ticketId": "T-1", "customerName": "Dana", "orderId": "A-1", "orderNumber": "A-1",
         "country": "DE", "company": "Acme"
     });
-    let mut declared: Vec<Value> = agent.parameters.clone().unwrap_or_default();
+    let mut names: Vec<String> = agent
+        .parameters
+        .iter()
+        .flatten()
+        .map(|p| p.name.clone())
+        .collect();
     if agent.parameters.is_none() {
         for b in &pack.blocks {
             if let Some(p) = b.entry.content.get("parameters").and_then(Value::as_array) {
-                declared.extend(p.iter().cloned());
+                names.extend(
+                    p.iter()
+                        .filter_map(|p| Some(p.get("name")?.as_str()?.to_owned())),
+                );
             }
         }
     }
-    let names: Vec<&str> = declared
-        .iter()
-        .filter_map(|p| p.get("name")?.as_str())
-        .collect();
     let kept: serde_json::Map<String, Value> = all
         .as_object()
         .into_iter()
         .flatten()
-        .filter(|(k, _)| names.contains(&k.as_str()))
+        .filter(|(k, _)| names.contains(k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     Value::Object(kept)

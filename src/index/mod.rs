@@ -7,6 +7,7 @@
 //! stay in the report; everything else is kept, so later checks still see them.
 
 mod canonical;
+mod fields;
 mod limits;
 pub(crate) use canonical::utf16_cmp;
 mod load;
@@ -17,9 +18,12 @@ pub(crate) use parse::release;
 pub mod wire;
 
 pub use canonical::{canonical_text, index_hash};
+pub(crate) use fields::{
+    BLOCK_ID_MESSAGE, RANGE_MESSAGE, parameter_list_issues, settings_ref_issues,
+};
 pub use limits::Limits;
 pub use load::{Loaded, load, load_with};
 pub(crate) use load::{load_for_validation, rejected_entry};
 pub(crate) use model::raw_list;
 pub use model::{Indexed, LISTS, PackIndex, RejectedEntry, kind_of_list};
-pub(crate) use typed::AgentShape;
+pub(crate) use typed::{AgentShape, agent_refusal};

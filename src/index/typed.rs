@@ -6,7 +6,9 @@
 //! agent is therefore typed in two steps: its shape checked with those fields skipped, then
 //! the fields cloned as they are, which copies a map's nodes without searching them.
 
-use super::wire::{Agent, Block, Flow, Guardrail, Instructions, Tool, ToolRef};
+use super::wire::{
+    Agent, Block, Flow, Guardrail, Instructions, Parameter, SettingsRef, Tool, ToolRef,
+};
 use crate::diagnostics::{Issue, Severity};
 use crate::flow::FlowContext;
 use serde::Deserialize;
@@ -74,9 +76,9 @@ pub(crate) struct AgentShape {
     name: String,
     pub(crate) instructions: Instructions,
     #[serde(default)]
-    settings: Option<Vec<IgnoredAny>>,
+    pub(crate) settings: Option<Vec<SettingsRef>>,
     #[serde(default)]
-    model_settings: Option<IgnoredAny>,
+    pub(crate) model_settings: Option<SettingsRef>,
     capabilities: Vec<IgnoredAny>,
     pub(crate) tools: Vec<ToolRef>,
     #[serde(default)]
@@ -88,7 +90,7 @@ pub(crate) struct AgentShape {
     #[serde(default)]
     budget: Option<IgnoredAny>,
     #[serde(default)]
-    parameters: Option<Vec<IgnoredAny>>,
+    pub(crate) parameters: Option<Vec<Parameter>>,
     #[serde(default)]
     preferred_provider: Option<String>,
     #[serde(default)]
@@ -127,15 +129,15 @@ impl FromDocument for Agent {
             version: shape.version,
             name: shape.name,
             instructions: shape.instructions,
-            settings: open_list(raw, "settings"),
-            model_settings: open(raw, "modelSettings"),
+            settings: shape.settings,
+            model_settings: shape.model_settings,
             capabilities: open_list(raw, "capabilities").unwrap_or_default(),
             tools: shape.tools,
             retrieval: open_list(raw, "retrieval"),
             memory: open(raw, "memory"),
             guardrails: shape.guardrails,
             budget: open(raw, "budget"),
-            parameters: open_list(raw, "parameters"),
+            parameters: shape.parameters,
             preferred_provider: shape.preferred_provider,
             preferred_model: shape.preferred_model,
             description: shape.description,
@@ -146,6 +148,34 @@ impl FromDocument for Agent {
             parallel_tool_calls: shape.parallel_tool_calls,
             module_path: shape.module_path,
         })
+    }
+
+    /// The issues of the agent's parameters and settings references (see
+    /// [`super::fields`]), when those are all that keep it from typing.
+    fn refusal(raw: &Value, index: usize) -> Vec<Issue> {
+        agent_refusal(raw, index)
+    }
+}
+
+/// Why agent entry `raw` (`/agents/<index>`), whose index shape is fine, has no typed form,
+/// when the reason is its parameters or settings references: their issues (see
+/// [`super::fields`]); empty when it types, or when something else keeps it from typing
+/// (serde's reason is then the one to give).
+pub(crate) fn agent_refusal(raw: &Value, index: usize) -> Vec<Issue> {
+    let issues = super::fields::agent_field_issues(raw, index);
+    if issues.is_empty() {
+        return issues;
+    }
+    let mut rest = raw.clone();
+    if let Some(obj) = rest.as_object_mut() {
+        for key in ["settings", "modelSettings", "parameters"] {
+            obj.remove(key);
+        }
+    }
+    if AgentShape::deserialize(&rest).is_ok() {
+        issues
+    } else {
+        Vec::new()
     }
 }
 

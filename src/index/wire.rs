@@ -174,6 +174,133 @@ pub enum Instructions {
     Prompt(PromptRef),
 }
 
+/// A reference from an agent to a settings block (`settings[]`, `modelSettings`): a dotted
+/// block id and an npm range over the block's versions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingsRef {
+    /// Block id (`acme.weights`).
+    pub id: String,
+    /// npm semver range over the block's versions.
+    pub version: String,
+}
+
+impl<'de> Deserialize<'de> for SettingsRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            id: String,
+            version: String,
+        }
+        let Fields { id, version } = object_only(deserializer)?;
+        Ok(SettingsRef { id, version })
+    }
+}
+
+/// A prompt parameter an agent's inline instructions (or a prompt block) declare
+/// (agents.md §2): the caller supplies it at run start, or its default applies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Parameter {
+    /// The variable name the template reads.
+    pub name: String,
+    /// Prose for callers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The value's type.
+    #[serde(rename = "type")]
+    pub kind: ParameterType,
+    /// `false` makes the parameter optional; absent means required (unless it has a default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// The value used when the caller supplies none; a JSON `null` is a default of `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for Parameter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            name: String,
+            #[serde(default, deserialize_with = "present")]
+            description: Option<String>,
+            #[serde(rename = "type")]
+            kind: ParameterType,
+            #[serde(default, deserialize_with = "present")]
+            required: Option<bool>,
+            #[serde(default, deserialize_with = "present")]
+            default: Option<Value>,
+        }
+        let f: Fields = object_only(deserializer)?;
+        Ok(Parameter {
+            name: f.name,
+            description: f.description,
+            kind: f.kind,
+            required: f.required,
+            default: f.default,
+        })
+    }
+}
+
+/// A `T` read only from a JSON object: serde's derive also reads a struct from an array of
+/// its field values in order, which an index never means (`["acme.weights", "^1"]` is not a
+/// settings reference).
+fn object_only<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct ObjectOnly<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for ObjectOnly<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    deserializer.deserialize_map(ObjectOnly(std::marker::PhantomData))
+}
+
+/// A field that, when present, holds a `T` (`null` included, for `T = Value`): serde's
+/// `Option` would read a `null` as absent, and a parameter's `required: null` is a mistake
+/// to report, not a default.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+/// The type of a [`Parameter`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParameterType {
+    /// A string.
+    String,
+    /// A number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// An ISO 8601 date (or date-time) string.
+    Date,
+}
+
+impl ParameterType {
+    /// The type's name as written in the index: `string`, `number`, `boolean`, `date`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParameterType::String => "string",
+            ParameterType::Number => "number",
+            ParameterType::Boolean => "boolean",
+            ParameterType::Date => "date",
+        }
+    }
+}
+
 /// An agent as declared (`agents[]`, index form of seed `001_…`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -186,12 +313,12 @@ pub struct Agent {
     pub name: String,
     /// System prompt template or prompt block reference.
     pub instructions: Instructions,
-    /// Settings block references (`{id, version}`), checked in depth by the agent validator.
+    /// Settings block references: their values are the template's `settings.<id>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<Vec<Value>>,
-    /// Model settings block reference (`{id, version}`).
+    pub settings: Option<Vec<SettingsRef>>,
+    /// The settings block whose values are the model's settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_settings: Option<Value>,
+    pub model_settings: Option<SettingsRef>,
     /// Capability declarations.
     pub capabilities: Vec<Value>,
     /// Tool references.
@@ -208,9 +335,9 @@ pub struct Agent {
     /// Turn budget (open object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<Value>,
-    /// Prompt parameters.
+    /// Prompt parameters of inline instructions (a prompt block declares its own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parameters: Option<Vec<Value>>,
+    pub parameters: Option<Vec<Parameter>>,
     /// Preferred provider (soft hint).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preferred_provider: Option<String>,

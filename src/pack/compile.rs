@@ -5,18 +5,16 @@ use super::model::{
     ToolRefC,
 };
 use super::resolve::{Deployed, Resolver};
-use super::rules::{
-    BLOCK_ID_MESSAGE, BlockRole, RANGE_MESSAGE, REF_MESSAGE, parameters_of, template_issue,
-    tool_version,
-};
+use super::rules::{BlockRole, parameters_of, template_issue, tool_version};
 use crate::catalog::ToolRange;
 use crate::diagnostics::{Issue, IssueCode};
-use crate::index::wire::{Agent, Block, BlockKind, Instructions, ToolRef};
-use crate::index::{AgentShape, Indexed, PackIndex};
+use crate::index::wire::{Agent, Block, BlockKind, Instructions, Parameter, SettingsRef, ToolRef};
+use crate::index::{AgentShape, Indexed, PackIndex, RANGE_MESSAGE};
 use crate::range::{Range, is_exact_version, is_plain_version, parse_version};
 use crate::route::Capability;
 use crate::template::CompiledTemplate;
 use rayon::prelude::*;
+use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -101,7 +99,7 @@ impl AgentDraft {
         let instructions = match self.instructions {
             InstructionsSource::Inline { template, .. } => InstructionsSource::Inline {
                 template,
-                params: parameters_of(agent.parameters.as_ref()),
+                params: parameters_of(agent.parameters.as_deref().unwrap_or_default()),
             },
             block => block,
         };
@@ -259,11 +257,10 @@ fn compile_block(
             match CompiledTemplate::parse(source) {
                 Ok(t) => {
                     let t = Arc::new(t);
-                    let params =
-                        parameters_of(b.entry.content.get("parameters").and_then(Value::as_array));
+                    let params = block_parameters(b, issues);
                     (
                         Some(Arc::clone(&t)),
-                        Some(BlockContent::Prompt {
+                        params.map(|params| BlockContent::Prompt {
                             template: t,
                             params,
                         }),
@@ -310,6 +307,25 @@ fn compile_block(
     )
 }
 
+/// A prompt block's declared parameters, typed; `None` when they do not type (each wrong
+/// field's issue pushed), so the block is never registered with a parameter dropped.
+fn block_parameters(
+    b: &Indexed<Block>,
+    issues: &mut Vec<Issue>,
+) -> Option<Vec<crate::template::PromptParameter>> {
+    let Some(list) = b.entry.content.get("parameters") else {
+        return Some(Vec::new());
+    };
+    match Vec::<Parameter>::deserialize(list) {
+        Ok(params) => Some(parameters_of(&params)),
+        Err(_) => {
+            let at = format!("/blocks/{}/content/parameters", b.index);
+            crate::index::parameter_list_issues(list, &at, issues);
+            None
+        }
+    }
+}
+
 /// What one agent's parts compiled to, before they make a [`CompiledAgent`].
 struct AgentParts {
     issues: Vec<Issue>,
@@ -334,8 +350,8 @@ pub(crate) struct AgentRef<'a> {
     version: &'a str,
     instructions: &'a Instructions,
     tools: &'a [ToolRef],
-    settings: &'a [Value],
-    model_settings: Option<&'a Value>,
+    settings: &'a [SettingsRef],
+    model_settings: Option<&'a SettingsRef>,
     capabilities: &'a [Value],
 }
 
@@ -369,8 +385,8 @@ impl<'a> AgentRef<'a> {
             version: &shape.version,
             instructions: &shape.instructions,
             tools: &shape.tools,
-            settings: list("settings"),
-            model_settings: raw.get("modelSettings").filter(|v| !v.is_null()),
+            settings: shape.settings.as_deref().unwrap_or_default(),
+            model_settings: shape.model_settings.as_ref(),
             capabilities: list("capabilities"),
         }
     }
@@ -542,60 +558,27 @@ fn pinned_block(
     Some((range, pin))
 }
 
-/// A settings or model-settings reference `{id, version}` at `at` (its pointer): the range
-/// checked whenever it is a string, the reference pinned when the id is one too. A reference
-/// that is not an object, or whose id or version is not a string, fails the agent with the
-/// issue deploy validation's agent rules word it with (they leave these to the compile), so no
-/// reference is ever dropped silently.
+/// A settings or model-settings reference at `at` (its pointer): its range parsed and the
+/// reference pinned. (A reference that is not `{id, version}` keeps the agent from typing, so
+/// registration never gets here with one.)
 fn block_ref(
     (agent_id, role): (&str, BlockRole),
-    value: &Value,
+    r: &SettingsRef,
     at: &str,
     resolver: &Resolver<'_>,
     parts: &mut AgentParts,
 ) -> Option<BlockRef> {
-    let Some(obj) = value.as_object() else {
-        parts.fail(Issue::error(IssueCode::InvalidAgent, at, REF_MESSAGE));
-        return None;
-    };
-    let version_at = format!("{at}/version");
-    let id = obj.get("id").and_then(Value::as_str);
-    if id.is_none() {
-        parts.fail(Issue::error(
-            IssueCode::InvalidAgent,
-            format!("{at}/id"),
-            BLOCK_ID_MESSAGE,
-        ));
-    }
-    let Some(range_text) = obj.get("version").and_then(Value::as_str) else {
-        parts.fail(Issue::error(
-            IssueCode::InvalidAgent,
-            version_at,
-            RANGE_MESSAGE,
-        ));
-        return None;
-    };
-    let Some(id) = id else {
-        if Range::parse(range_text).is_err() {
-            parts.fail(Issue::error(
-                IssueCode::InvalidAgent,
-                version_at,
-                RANGE_MESSAGE,
-            ));
-        }
-        return None;
-    };
     let (range, pin) = pinned_block(
         (agent_id, role),
-        id,
-        range_text,
-        &version_at,
+        &r.id,
+        &r.version,
+        &format!("{at}/version"),
         resolver,
         parts,
     )?;
     Some(BlockRef {
-        id: id.to_owned(),
-        range_text: range_text.to_owned(),
+        id: r.id.clone(),
+        range_text: r.version.clone(),
         range,
         pin: pin.map(|(v, _)| v),
     })

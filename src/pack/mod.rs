@@ -31,7 +31,4 @@ pub(crate) use model::{
 };
 pub(crate) use resolve::{Deployed, NothingDeployed, Resolver};
 pub use rules::BlockRole;
-pub(crate) use rules::{
-    BLOCK_ID_MESSAGE, RANGE_MESSAGE, REF_MESSAGE, block_pin_message, model_settings_problems,
-    template_issue,
-};
+pub(crate) use rules::{block_pin_message, model_settings_problems, template_issue};

@@ -4,18 +4,11 @@
 
 use crate::catalog::deploy_pin_message;
 use crate::diagnostics::{Issue, IssueCode};
+use crate::index::wire::Parameter;
 use crate::range::{Range, RangeError, parse_version};
-use crate::template::{ParseError, ParseErrorKind};
+use crate::template::{ParseError, ParseErrorKind, PromptParameter};
 use semver::Version;
 use serde_json::{Value, json};
-
-/// What an unparseable range of a block reference (or of a prompt reference) is told.
-pub(crate) const RANGE_MESSAGE: &str = "must be a semver range, e.g. \"^1.0.0\" or \"1.2.0\"";
-/// What a block reference whose id is not a block id is told.
-pub(crate) const BLOCK_ID_MESSAGE: &str =
-    "must be a dotted lowercase block id, e.g. \"acme.weights\"";
-/// What a settings or model-settings reference that is not an object is told.
-pub(crate) const REF_MESSAGE: &str = "must be { id, version }";
 
 /// Why a settings block's `values` are not model settings: each problem the model-settings
 /// schema finds, as `<pointer> <message>`, joined with `; `; `None` when they are. Deploy
@@ -179,24 +172,18 @@ pub(crate) fn template_issue(e: &ParseError, source: &str, at: &str) -> Issue {
     .with_param("templateColumn", col)
 }
 
-/// The prompt parameters of a `parameters` list as a run reads them: each entry with a
-/// string `name`; `required: false`, `default` and `type` when given.
-pub(crate) fn parameters_of(list: Option<&Vec<Value>>) -> Vec<crate::template::PromptParameter> {
-    list.into_iter()
-        .flatten()
-        .filter_map(|p| {
-            let name = p.get("name")?.as_str()?;
-            let mut param = crate::template::PromptParameter::new(name);
-            if p.get("required") == Some(&Value::Bool(false)) {
+/// The prompt parameters a run reads of declared `parameters`.
+pub(crate) fn parameters_of(list: &[Parameter]) -> Vec<PromptParameter> {
+    list.iter()
+        .map(|p| {
+            let mut param = PromptParameter::new(p.name.as_str()).with_type(p.kind.as_str());
+            if p.required == Some(false) {
                 param = param.with_required(false);
             }
-            if let Some(d) = p.get("default") {
+            if let Some(d) = &p.default {
                 param = param.with_default(d.clone());
             }
-            if let Some(t) = p.get("type").and_then(Value::as_str) {
-                param = param.with_type(t);
-            }
-            Some(param)
+            param
         })
         .collect()
 }

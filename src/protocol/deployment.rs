@@ -153,7 +153,7 @@ impl Deployment {
                 .settings
                 .iter()
                 .flatten()
-                .filter_map(|s| s.get("id").and_then(Value::as_str).map(str::to_owned))
+                .map(|s| s.id.clone())
                 .collect();
             agent_settings
                 .entry(a.entry.id.clone())

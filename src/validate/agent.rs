@@ -60,6 +60,11 @@ impl<'a> AgentIssues<'a> {
         pointer::join(self.base, tokens)
     }
 
+    fn at_owned(&self, tokens: &[String]) -> String {
+        let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        self.at(&tokens)
+    }
+
     pub(crate) fn push(
         &mut self,
         code: IssueCode,
@@ -97,18 +102,35 @@ pub(crate) struct AgentRules<'a> {
     pub compiled: bool,
 }
 
-use crate::pack::{BLOCK_ID_MESSAGE, RANGE_MESSAGE, REF_MESSAGE};
+use crate::index::AgentShape;
+use crate::index::wire::{Parameter, SettingsRef};
+use crate::index::{BLOCK_ID_MESSAGE, RANGE_MESSAGE};
 
 impl AgentRules<'_> {
     /// Every `defineAgent` rule, in upstream's order: identity, content, block refs, arrays,
     /// retrieval, parameters, budget, conversationPolicy, toolErrors, output.
-    pub(crate) fn check(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+    ///
+    /// `typed` is the agent's typed shape when it has one (the pack compile then checked its
+    /// version and the ranges of its block references); the parts of the rules that have typed
+    /// values read those.
+    pub(crate) fn check(
+        &self,
+        agent: &Map<String, Value>,
+        typed: Option<&AgentShape>,
+        out: &mut AgentIssues<'_>,
+    ) {
         self.identity(agent, out);
         self.content(agent, out);
-        self.block_refs(agent, out);
+        self.block_refs(agent, typed, out);
         self.arrays(agent, out);
         self.retrieval(agent, out);
-        self.parameters(agent.get("parameters"), &[], out);
+        match typed {
+            Some(shape) => {
+                let views = shape.parameters.iter().flatten().map(ParamView::of_typed);
+                parameter_values(views, &out.at(&["parameters"]), out);
+            }
+            None => self.parameters(agent.get("parameters"), &[], out),
+        }
         budget(agent, out);
         conversation_policy(agent, out);
         tool_errors(agent, out);
@@ -178,62 +200,71 @@ impl AgentRules<'_> {
         }
     }
 
-    fn block_ref(
+    /// The settings and model-settings references: block id patterns, the ranges of an
+    /// entry the compile did not see, a block named twice. The references are read from the
+    /// typed agent when it typed, else from the entry, each wrong field named (as registration
+    /// names it, see [`crate::index::settings_ref_issues`]).
+    fn block_refs(
         &self,
-        value: &Value,
-        tokens: &[&str],
+        agent: &Map<String, Value>,
+        typed: Option<&AgentShape>,
         out: &mut AgentIssues<'_>,
-    ) -> Option<String> {
-        // For an entry the pack compile saw, it reports a reference that is not an object, an
-        // id or a version that is not a string, and a range that does not parse.
-        let Some(obj) = value.as_object() else {
-            // The compile reads a `null` modelSettings as absent, so that one is said here.
-            if !self.compiled || (value.is_null() && tokens == ["modelSettings"]) {
-                out.error(tokens, REF_MESSAGE);
-            }
-            return None;
-        };
-        let id = obj.get("id").and_then(Value::as_str);
-        if !id.is_some_and(is_block_id) && (id.is_some() || !self.compiled) {
-            out.error(&[tokens, &["id"]].concat(), BLOCK_ID_MESSAGE);
-        }
-        if !self.compiled && !self.range_ok(obj.get("version")) {
-            out.error(&[tokens, &["version"]].concat(), RANGE_MESSAGE);
-        }
-        id.map(str::to_owned)
-    }
-
-    fn block_refs(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
-        let mut seen: Vec<String> = Vec::new();
-        match agent.get("settings") {
-            None => {}
-            Some(Value::Array(refs)) => {
-                for (i, r) in refs.iter().enumerate() {
-                    let index = i.to_string();
-                    if let Some(id) = self.block_ref(r, &["settings", &index], out) {
-                        if seen.contains(&id) {
-                            out.error(
-                                &["settings", &index, "id"],
-                                format!("settings block \"{id}\" is referenced twice"),
-                            );
-                        }
-                        seen.push(id);
-                    }
+    ) {
+        let mut refs: Vec<(Vec<String>, RefView<'_>)> = Vec::new();
+        let settings_at = |i: usize| vec!["settings".to_owned(), i.to_string()];
+        let model_at = || vec!["modelSettings".to_owned()];
+        match typed {
+            Some(shape) => {
+                for (i, r) in shape.settings.iter().flatten().enumerate() {
+                    refs.push((settings_at(i), RefView::of_typed(r)));
+                }
+                if let Some(r) = &shape.model_settings {
+                    refs.push((model_at(), RefView::of_typed(r)));
                 }
             }
-            Some(_) => out.error(
-                &["settings"],
-                "settings must be an array of { id, version }",
-            ),
+            None => {
+                match agent.get("settings") {
+                    None => {}
+                    Some(Value::Array(list)) => {
+                        for (i, r) in list.iter().enumerate() {
+                            let tokens = settings_at(i);
+                            out.issues
+                                .extend(ref_shape_issues(r, &out.at_owned(&tokens)));
+                            refs.push((tokens, RefView::of_raw(r)));
+                        }
+                    }
+                    Some(_) => out.error(
+                        &["settings"],
+                        "settings must be an array of { id, version }",
+                    ),
+                }
+                if let Some(r) = agent.get("modelSettings") {
+                    let tokens = model_at();
+                    out.issues
+                        .extend(ref_shape_issues(r, &out.at_owned(&tokens)));
+                    refs.push((tokens, RefView::of_raw(r)));
+                }
+            }
         }
-        if let Some(model) = agent.get("modelSettings")
-            && let Some(id) = self.block_ref(model, &["modelSettings"], out)
-            && seen.contains(&id)
-        {
-            out.error(
-                &["modelSettings", "id"],
-                format!("settings block \"{id}\" is referenced twice"),
-            );
+        let mut seen: Vec<&str> = Vec::new();
+        for (tokens, r) in &refs {
+            let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+            let at = |field: &'static str| [&tokens[..], &[field]].concat();
+            if let Some(id) = r.id {
+                if !is_block_id(id) {
+                    out.error(&at("id"), BLOCK_ID_MESSAGE);
+                }
+                if seen.contains(&id) {
+                    out.error(
+                        &at("id"),
+                        format!("settings block \"{id}\" is referenced twice"),
+                    );
+                }
+                seen.push(id);
+            }
+            if typed.is_none() && r.version.is_some_and(|v| !(self.valid_range)(v)) {
+                out.error(&at("version"), RANGE_MESSAGE);
+            }
         }
     }
 
@@ -392,8 +423,11 @@ impl AgentRules<'_> {
         }
     }
 
-    /// Parameter rules (agents.md §2), shared with prompt blocks (`prefix` is where the list
-    /// sits relative to the issue base: `[]` for agents, `["content"]` for blocks).
+    /// Parameter rules (agents.md §2) of a `parameters` list read from the entry, shared with
+    /// prompt blocks (`prefix` is where the list sits relative to the issue base: `[]` for
+    /// agents, `["content"]` for blocks). Each wrong field is named as registration names it
+    /// ([`crate::index::parameter_list_issues`]), unless the compile saw the entry and named it
+    /// already; then the values' rules run.
     pub(crate) fn parameters(
         &self,
         value: Option<&Value>,
@@ -402,70 +436,11 @@ impl AgentRules<'_> {
     ) {
         let Some(value) = value else { return };
         let list = pointer::join(out.base, &[prefix, &["parameters"]].concat());
-        let Some(params) = value.as_array() else {
-            out.error_at(list, "parameters must be an array");
-            return;
-        };
-        const FIELDS: [&str; 5] = ["name", "description", "type", "required", "default"];
-        let mut names: Vec<&str> = Vec::new();
-        for (i, param) in params.iter().enumerate() {
-            let item = format!("{list}/{i}");
-            let at = |field: &str| pointer::join(&item, &[field]);
-            let Some(obj) = param.as_object() else {
-                out.error_at(
-                    item.clone(),
-                    "each parameter must be an object { name, type }",
-                );
-                continue;
-            };
-            for key in obj.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
-                out.error_at(at(key), format!("unknown parameter field \"{key}\""));
-            }
-            match non_empty_trimmed(obj.get("name")) {
-                None => out.error_at(at("name"), "name must be a non-empty string"),
-                Some(name) => {
-                    if names.contains(&name) {
-                        out.error_at(at("name"), format!("duplicate parameter name \"{name}\""));
-                    } else if RESERVED_PARAMETER_NAMES.contains(&name) {
-                        out.error_at(at("name"), format!("\"{name}\" is a reserved auto-injected variable — do not declare it as a parameter"));
-                    } else if name == "input" {
-                        out.issues.push(Issue::warning(IssueCode::InputParameter, at("name"),
-                            "a parameter named \"input\" is overwritten by the flow step's input whenever the turn has one; rename it"));
-                    }
-                    names.push(name);
-                }
-            }
-            let ty = obj.get("type").and_then(Value::as_str);
-            if !matches!(ty, Some("string" | "number" | "boolean" | "date")) {
-                out.error_at(at("type"), "type must be string, number, boolean, or date");
-            }
-            if obj.get("required").is_some_and(|r| !r.is_boolean()) {
-                out.error_at(at("required"), "required must be a boolean");
-            }
-            if let (Some(ty), Some(default)) = (ty, obj.get("default")) {
-                let fits = match ty {
-                    "string" => default.is_string(),
-                    "number" => default.is_number(),
-                    "boolean" => default.is_boolean(),
-                    "date" => default.as_str().is_some_and(looks_like_date),
-                    _ => true,
-                };
-                if !fits {
-                    out.issues.push(Issue::error(
-                        IssueCode::ParameterDefaultType,
-                        at("default"),
-                        format!(
-                            "default {default} does not match the declared type {ty}{}",
-                            if ty == "date" {
-                                " (an ISO 8601 date string, e.g. \"2026-09-17\")"
-                            } else {
-                                ""
-                            }
-                        ),
-                    ));
-                }
-            }
+        if !self.compiled {
+            crate::index::parameter_list_issues(value, &list, &mut out.issues);
         }
+        let items = value.as_array().map_or(&[][..], Vec::as_slice);
+        parameter_values(items.iter().map(ParamView::of_raw), &list, out);
     }
 
     fn output(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
@@ -508,6 +483,115 @@ impl AgentRules<'_> {
             Some(schema) => {
                 let at = out.at(&["output", "schema"]);
                 out.issues.extend(self.schemas.compile_issues(schema, &at));
+            }
+        }
+    }
+}
+
+/// A parameter as its rules read it: each field when it has the right type.
+struct ParamView<'a> {
+    name: Option<&'a str>,
+    kind: Option<&'a str>,
+    default: Option<&'a Value>,
+}
+
+impl<'a> ParamView<'a> {
+    fn of_typed(p: &'a Parameter) -> ParamView<'a> {
+        ParamView {
+            name: Some(&p.name),
+            kind: Some(p.kind.as_str()),
+            default: p.default.as_ref(),
+        }
+    }
+
+    fn of_raw(p: &'a Value) -> ParamView<'a> {
+        ParamView {
+            name: p.get("name").and_then(Value::as_str),
+            kind: p
+                .get("type")
+                .and_then(Value::as_str)
+                .filter(|t| matches!(*t, "string" | "number" | "boolean" | "date")),
+            default: p.get("default"),
+        }
+    }
+}
+
+/// A settings reference as its rules read it: its id and version when they are strings.
+struct RefView<'a> {
+    id: Option<&'a str>,
+    version: Option<&'a str>,
+}
+
+impl<'a> RefView<'a> {
+    fn of_typed(r: &'a SettingsRef) -> RefView<'a> {
+        RefView {
+            id: Some(&r.id),
+            version: Some(&r.version),
+        }
+    }
+
+    fn of_raw(r: &'a Value) -> RefView<'a> {
+        RefView {
+            id: r.get("id").and_then(Value::as_str),
+            version: r.get("version").and_then(Value::as_str),
+        }
+    }
+}
+
+/// The issues of a settings reference at `at` read from the entry whose fields are wrong.
+fn ref_shape_issues(r: &Value, at: &str) -> Vec<Issue> {
+    let mut issues = Vec::new();
+    crate::index::settings_ref_issues(r, at, &mut issues);
+    issues
+}
+
+/// The rules on the parameters' values of the list at `list` (a pointer): names not blank,
+/// not declared twice, not reserved (and a warning for `input`), defaults of the declared
+/// type.
+fn parameter_values<'a>(
+    params: impl Iterator<Item = ParamView<'a>>,
+    list: &str,
+    out: &mut AgentIssues<'_>,
+) {
+    let mut names: Vec<&str> = Vec::new();
+    for (i, param) in params.enumerate() {
+        let item = format!("{list}/{i}");
+        let at = |field: &str| pointer::join(&item, &[field]);
+        if let Some(name) = param.name {
+            if name.trim().is_empty() {
+                out.error_at(at("name"), "name must be a non-empty string");
+            } else if names.contains(&name) {
+                out.error_at(at("name"), format!("duplicate parameter name \"{name}\""));
+            } else if RESERVED_PARAMETER_NAMES.contains(&name) {
+                out.error_at(at("name"), format!("\"{name}\" is a reserved auto-injected variable — do not declare it as a parameter"));
+            } else if name == "input" {
+                out.issues.push(Issue::warning(IssueCode::InputParameter, at("name"),
+                    "a parameter named \"input\" is overwritten by the flow step's input whenever the turn has one; rename it"));
+            }
+            if !name.trim().is_empty() {
+                names.push(name);
+            }
+        }
+        if let (Some(ty), Some(default)) = (param.kind, param.default) {
+            let fits = match ty {
+                "string" => default.is_string(),
+                "number" => default.is_number(),
+                "boolean" => default.is_boolean(),
+                _ => default.as_str().is_some_and(looks_like_date),
+            };
+            if !fits {
+                out.issues.push(Issue::error(
+                    IssueCode::ParameterDefaultType,
+                    at("default"),
+                    format!(
+                        "default {default} does not match the declared type {ty}{}",
+                        if ty == "date" {
+                            " (an ISO 8601 date string, e.g. \"2026-09-17\")"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
             }
         }
     }
@@ -709,7 +793,7 @@ mod tests {
             schemas: &schemas,
         };
         let mut out = AgentIssues::new("/agents/0");
-        rules.check(agent.as_object().expect("object"), &mut out);
+        rules.check(agent.as_object().expect("object"), None, &mut out);
         out.into_issues()
             .into_iter()
             .map(|i| {

@@ -183,23 +183,28 @@ fn check_entries(
             .enumerate()
             .map(|(i, agent)| {
                 let mut out = Vec::new();
-                let typed: Option<PackAgent> = match index::AgentShape::deserialize(agent) {
+                let shape = index::AgentShape::deserialize(agent);
+                let typed: Option<PackAgent> = match &shape {
                     Ok(shape) => {
                         let (compiled_agent, issues) =
-                            compiled.compile_agent(&AgentRef::of_shape(i, &shape, agent));
+                            compiled.compile_agent(&AgentRef::of_shape(i, shape, agent));
                         out = issues;
                         Some(compiled_agent)
                     }
                     Err(why) => {
-                        // The shape check's own issues are in the load report.
-                        if !agent_shape_failed.get(i).copied().unwrap_or(false) {
-                            out =
-                                index::rejected_entry(agent, "agents", i, Vec::new(), &why).issues;
+                        // The shape check's own issues are in the load report, and the agent
+                        // rules name each wrong parameter or settings reference (what
+                        // registration refuses the entry with); anything else is serde's.
+                        if !agent_shape_failed.get(i).copied().unwrap_or(false)
+                            && index::agent_refusal(agent, i).is_empty()
+                        {
+                            out = index::rejected_entry(agent, "agents", i, Vec::new(), why).issues;
                         }
                         None
                     }
                 };
-                out.extend(check_agent(i, agent, rules_for(typed.is_some())));
+                let shape = shape.as_ref().ok();
+                out.extend(check_agent(i, agent, shape, rules_for(typed.is_some())));
                 refs::check_agent(resolver, i, agent, typed.is_some(), &mut out);
                 let instructions = typed.as_ref().map(|a| a.instructions.as_ref());
                 templates::check_agent_template(
@@ -282,13 +287,18 @@ impl Deployed for PublishedDeployed<'_> {
 
 /// The agent rules of `/agents/<i>`, and, for an agent whose shape failed (the compile checks
 /// the others'), each capability declaration, so one run reports everything.
-fn check_agent(i: usize, agent: &serde_json::Value, rules: &AgentRules<'_>) -> Vec<Issue> {
+fn check_agent(
+    i: usize,
+    agent: &serde_json::Value,
+    typed: Option<&index::AgentShape>,
+    rules: &AgentRules<'_>,
+) -> Vec<Issue> {
     let Some(obj) = agent.as_object() else {
         return Vec::new();
     };
     let base = format!("/agents/{i}");
     let mut out = AgentIssues::new(&base);
-    rules.check(obj, &mut out);
+    rules.check(obj, typed, &mut out);
     let mut issues = out.into_issues();
     if rules.compiled {
         return issues;
