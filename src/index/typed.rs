@@ -86,7 +86,7 @@ pub(crate) struct AgentShape {
     #[serde(default)]
     memory: Option<IgnoredAny>,
     #[serde(default)]
-    guardrails: Option<Vec<String>>,
+    pub(crate) guardrails: Option<Vec<String>>,
     #[serde(default)]
     budget: Option<IgnoredAny>,
     #[serde(default)]

@@ -156,80 +156,33 @@ fn check_entries(
         index::raw_list(document, "blocks").len(),
         compiled.blocks.iter().map(|b| (b.index, b)),
     );
-    let valid_range = |r: &str| crate::range::Range::parse(r).is_ok();
     // Schemas compile once per process, whatever the number of packs validated.
     let fallback_rules = AgentRules {
-        valid_range: &valid_range,
+        valid_range: &is_range,
         schemas: SchemaCache::global(),
         compiled: false,
     };
-    let compiled_rules = AgentRules {
-        compiled: true,
-        ..fallback_rules
+    let cx = EntryContext {
+        compiled: &compiled,
+        compiled_rules: AgentRules {
+            compiled: true,
+            ..fallback_rules
+        },
+        fallback_rules,
+        templates: templates::TemplateContext::new(document),
+        agent_shape_failed,
     };
-    let rules_for = |compiled: bool| {
-        if compiled {
-            &compiled_rules
-        } else {
-            &fallback_rules
-        }
-    };
-    let template_ctx = templates::TemplateContext::new(document);
     let flow_ctx = crate::flow::FlowContext::of_index(document).with_options(options.flow.clone());
-    let resolver = &compiled.resolver;
     let groups: [Vec<Vec<Issue>>; 5] = [
         index::raw_list(document, "agents")
             .par_iter()
             .enumerate()
-            .map(|(i, agent)| {
-                let mut out = Vec::new();
-                let shape = index::AgentShape::deserialize(agent);
-                let typed: Option<PackAgent> = match &shape {
-                    Ok(shape) => {
-                        let (compiled_agent, issues) =
-                            compiled.compile_agent(&AgentRef::of_shape(i, shape, agent));
-                        out = issues;
-                        Some(compiled_agent)
-                    }
-                    Err(why) => {
-                        // The shape check's own issues are in the load report, and the agent
-                        // rules name each wrong parameter or settings reference (what
-                        // registration refuses the entry with); anything else is serde's.
-                        if !agent_shape_failed.get(i).copied().unwrap_or(false)
-                            && index::agent_refusal(agent, i).is_empty()
-                        {
-                            out = index::rejected_entry(agent, "agents", i, Vec::new(), why).issues;
-                        }
-                        None
-                    }
-                };
-                let shape = shape.as_ref().ok();
-                out.extend(check_agent(i, agent, shape, rules_for(typed.is_some())));
-                refs::check_agent(resolver, i, agent, typed.is_some(), &mut out);
-                let instructions = typed.as_ref().map(|a| a.instructions.as_ref());
-                templates::check_agent_template(
-                    i,
-                    agent,
-                    instructions,
-                    resolver,
-                    &template_ctx,
-                    &mut out,
-                );
-                out
-            })
+            .map(|(i, agent)| cx.agent_issues(i, agent))
             .collect(),
         index::raw_list(document, "blocks")
             .par_iter()
             .enumerate()
-            .map(|(i, block)| {
-                let typed: Option<&PackBlock> = blocks_by_entry.get(i).copied().flatten();
-                let mut out = Vec::new();
-                let rules = rules_for(typed.is_some());
-                block::check_block(block, &format!("/blocks/{i}"), rules, &mut out);
-                let template = typed.map(|b| b.template.as_ref());
-                templates::check_block_template(i, block, template, &mut out);
-                out
-            })
+            .map(|(i, block)| cx.block_issues(i, block, blocks_by_entry.get(i).copied().flatten()))
             .collect(),
         index
             .tools
@@ -255,6 +208,92 @@ fn check_entries(
     issues.extend(groups.into_iter().flatten().flatten());
     templates::cap_template_issues(&mut issues);
     issues
+}
+
+/// Whether `r` is an npm range (`semver.validRange`).
+fn is_range(r: &str) -> bool {
+    crate::range::Range::parse(r).is_ok()
+}
+
+/// What the checks of agent and block entries share.
+struct EntryContext<'a> {
+    /// The pack's tools and blocks compiled, and the resolver its references pin through.
+    compiled: &'a CompiledPack<'a>,
+    /// The entry rules for an entry the compile saw, and for one it did not.
+    compiled_rules: AgentRules<'a>,
+    fallback_rules: AgentRules<'a>,
+    templates: templates::TemplateContext<'a>,
+    /// Per agent entry, whether the index shape check found an issue.
+    agent_shape_failed: &'a [bool],
+}
+
+impl EntryContext<'_> {
+    fn rules(&self, compiled: bool) -> &AgentRules<'_> {
+        if compiled {
+            &self.compiled_rules
+        } else {
+            &self.fallback_rules
+        }
+    }
+
+    /// Agent entry `/agents/<i>`: compiled as registration compiles it when it types (its
+    /// issues reported as they are), then upstream's rules, the references the compile does
+    /// not resolve, and the template checks.
+    fn agent_issues(&self, i: usize, agent: &serde_json::Value) -> Vec<Issue> {
+        let mut out = Vec::new();
+        let shape = index::AgentShape::deserialize(agent);
+        let typed: Option<PackAgent> = match &shape {
+            Ok(shape) => {
+                let (compiled_agent, issues) = self
+                    .compiled
+                    .compile_agent(&AgentRef::of_shape(i, shape, agent));
+                out = issues;
+                Some(compiled_agent)
+            }
+            Err(why) => {
+                // The shape check's own issues are in the load report, and the agent rules
+                // name each wrong parameter or settings reference (what registration refuses
+                // the entry with); anything else is serde's.
+                if !self.agent_shape_failed.get(i).copied().unwrap_or(false)
+                    && index::agent_refusal(agent, i).is_empty()
+                {
+                    out = index::rejected_entry(agent, "agents", i, Vec::new(), why).issues;
+                }
+                None
+            }
+        };
+        let shape = shape.as_ref().ok();
+        let resolver = &self.compiled.resolver;
+        out.extend(check_agent(i, agent, shape, self.rules(typed.is_some())));
+        refs::check_agent(resolver, i, agent, shape, &mut out);
+        let instructions = typed.as_ref().map(|a| a.instructions.as_ref());
+        templates::check_agent_template(
+            i,
+            agent,
+            shape,
+            instructions,
+            resolver,
+            &self.templates,
+            &mut out,
+        );
+        out
+    }
+
+    /// Block entry `/blocks/<i>` (`typed`: as the compile made it, when it typed): the block
+    /// rules and its template's checks.
+    fn block_issues(
+        &self,
+        i: usize,
+        block: &serde_json::Value,
+        typed: Option<&PackBlock>,
+    ) -> Vec<Issue> {
+        let mut out = Vec::new();
+        let rules = self.rules(typed.is_some());
+        block::check_block(block, &format!("/blocks/{i}"), rules, &mut out);
+        let template = typed.map(|b| b.template.as_ref());
+        templates::check_block_template(i, block, template, &mut out);
+        out
+    }
 }
 
 /// `items` (entry index, item) placed at their entry index in a list of `len`.

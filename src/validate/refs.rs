@@ -5,40 +5,46 @@
 
 use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
+use crate::index::AgentShape;
 use crate::pack::{BlockRole, Resolver};
 use crate::range::Range;
 use serde_json::Value;
 
 /// The reference checks of one agent at `/agents/<i>` that the pack compile does not make:
-/// its guardrails, always; and, for an agent whose shape failed (so the compile never saw
-/// it), its tool and block references, resolved by the compile's own [`Resolver`] so they are
-/// worded as for any other agent.
+/// its guardrails, always (read from `typed`, its typed shape, when it has one); and, for an
+/// agent whose shape failed (so the compile never saw it), its tool and block references,
+/// resolved by the compile's own [`Resolver`] so they are worded as for any other agent.
 pub(crate) fn check_agent(
     resolver: &Resolver<'_>,
     i: usize,
     agent: &Value,
-    compiled: bool,
+    typed: Option<&AgentShape>,
     out: &mut Vec<Issue>,
 ) {
+    let base = format!("/agents/{i}");
+    let mut guardrail = |agent_id: &str, j: usize, g: &str| {
+        if !g.trim().is_empty() && !resolver.has_guardrail(g) {
+            out.push(Issue::error(
+                IssueCode::UnresolvedGuardrail,
+                format!("{base}/guardrails/{j}"),
+                format!("agent \"{agent_id}\": guardrail \"{g}\" is not in the pack; its turns would fail with unresolved-guardrail"),
+            ));
+        }
+    };
+    if let Some(shape) = typed {
+        for (j, g) in shape.guardrails.iter().flatten().enumerate() {
+            guardrail(&shape.id, j, g);
+        }
+        return;
+    }
     let Some(obj) = agent.as_object() else { return };
     let agent_id = obj.get("id").and_then(Value::as_str).unwrap_or("");
-    let base = format!("/agents/{i}");
     if let Some(ids) = obj.get("guardrails").and_then(Value::as_array) {
         for (j, g) in ids.iter().enumerate() {
-            let Some(g) = g.as_str().filter(|g| !g.trim().is_empty()) else {
-                continue;
-            };
-            if !resolver.has_guardrail(g) {
-                out.push(Issue::error(
-                    IssueCode::UnresolvedGuardrail,
-                    format!("{base}/guardrails/{j}"),
-                    format!("agent \"{agent_id}\": guardrail \"{g}\" is not in the pack; its turns would fail with unresolved-guardrail"),
-                ));
+            if let Some(g) = g.as_str() {
+                guardrail(agent_id, j, g);
             }
         }
-    }
-    if compiled {
-        return;
     }
     if let Some(tools) = obj.get("tools").and_then(Value::as_array) {
         for (j, tool) in tools.iter().enumerate() {

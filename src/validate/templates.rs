@@ -4,7 +4,9 @@
 
 use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
+use crate::index::AgentShape;
 use crate::index::raw_list;
+use crate::index::wire::{Instructions, Parameter};
 use crate::pack::{BlockContent, CompiledBlock, CompiledInstructions, Resolver, template_issue};
 use crate::range::Range;
 use crate::template::{
@@ -150,38 +152,111 @@ pub(crate) fn cap_template_issues(issues: &mut Vec<Issue>) {
     }
 }
 
-/// Parameter names of a `parameters` list, and the required ones (no `required: false`, no
-/// `default`) with their positions.
-fn parameters(list: Option<&Value>) -> (Vec<&str>, Vec<(usize, &str)>) {
-    let (names, required, _) = parameter_kinds(list);
-    (names, required)
+/// What the template checks read of one declared parameter.
+struct DeclaredParameter<'a> {
+    /// Position in its list.
+    position: usize,
+    name: &'a str,
+    has_default: bool,
+    /// `required: false`.
+    optional: bool,
 }
 
-/// Names; required ones; optional ones without a default — each with its position.
-#[allow(clippy::type_complexity)]
-fn parameter_kinds(list: Option<&Value>) -> (Vec<&str>, Vec<(usize, &str)>, Vec<(usize, &str)>) {
-    let mut names = Vec::new();
-    let mut required = Vec::new();
-    let mut bare_optional = Vec::new();
-    for (i, p) in list
-        .and_then(Value::as_array)
+impl<'a> DeclaredParameter<'a> {
+    fn of_typed(position: usize, p: &'a Parameter) -> DeclaredParameter<'a> {
+        DeclaredParameter {
+            position,
+            name: &p.name,
+            has_default: p.default.is_some(),
+            optional: p.required == Some(false),
+        }
+    }
+
+    /// Read from the entry: `None` without a string name (the agent rules report it).
+    fn of_raw(position: usize, p: &'a Value) -> Option<DeclaredParameter<'a>> {
+        Some(DeclaredParameter {
+            position,
+            name: p.get("name")?.as_str()?,
+            has_default: p.get("default").is_some(),
+            optional: p.get("required") == Some(&Value::Bool(false)),
+        })
+    }
+
+    /// Neither optional nor defaulted: every run must supply it.
+    fn is_required(&self) -> bool {
+        !self.optional && !self.has_default
+    }
+}
+
+/// The parameters of a `parameters` list read from the entry.
+fn raw_parameters(list: Option<&Value>) -> Vec<DeclaredParameter<'_>> {
+    list.and_then(Value::as_array)
         .into_iter()
         .flatten()
         .enumerate()
-    {
-        let Some(name) = p.get("name").and_then(Value::as_str) else {
-            continue;
+        .filter_map(|(i, p)| DeclaredParameter::of_raw(i, p))
+        .collect()
+}
+
+/// What the template checks read of an agent: from its typed shape, or, for an agent whose
+/// shape failed, from the entry.
+struct AgentTemplateInputs<'a> {
+    id: &'a str,
+    /// Ids of the settings blocks it references.
+    settings: Vec<&'a str>,
+    /// Inline instructions.
+    inline: Option<&'a str>,
+    /// The prompt block reference `(id, range)`, when its instructions are one.
+    prompt: Option<(&'a str, Option<&'a str>)>,
+    parameters: Vec<DeclaredParameter<'a>>,
+}
+
+impl<'a> AgentTemplateInputs<'a> {
+    fn of_typed(a: &'a AgentShape) -> AgentTemplateInputs<'a> {
+        let (inline, prompt) = match &a.instructions {
+            Instructions::Template(source) => (Some(source.as_str()), None),
+            Instructions::Prompt(r) => (None, Some((r.prompt.as_str(), Some(r.version.as_str())))),
         };
-        names.push(name);
-        let has_default = p.get("default").is_some();
-        let optional = p.get("required") == Some(&Value::Bool(false));
-        if !optional && !has_default {
-            required.push((i, name));
-        } else if optional && !has_default {
-            bare_optional.push((i, name));
+        AgentTemplateInputs {
+            id: &a.id,
+            settings: a.settings.iter().flatten().map(|s| s.id.as_str()).collect(),
+            inline,
+            prompt,
+            parameters: a
+                .parameters
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, p)| DeclaredParameter::of_typed(i, p))
+                .collect(),
         }
     }
-    (names, required, bare_optional)
+
+    fn of_raw(obj: &'a serde_json::Map<String, Value>) -> AgentTemplateInputs<'a> {
+        let (inline, prompt) = match obj.get("instructions") {
+            Some(Value::String(source)) => (Some(source.as_str()), None),
+            Some(Value::Object(r)) => (
+                None,
+                r.get("prompt")
+                    .and_then(Value::as_str)
+                    .map(|id| (id, r.get("version").and_then(Value::as_str))),
+            ),
+            _ => (None, None),
+        };
+        AgentTemplateInputs {
+            id: obj.get("id").and_then(Value::as_str).unwrap_or(""),
+            settings: obj
+                .get("settings")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|s| s.get("id").and_then(Value::as_str))
+                .collect(),
+            inline,
+            prompt,
+            parameters: raw_parameters(obj.get("parameters")),
+        }
+    }
 }
 
 fn parse(source: &str, at: &str, out: &mut Vec<Issue>) -> Option<CompiledTemplate> {
@@ -256,9 +331,9 @@ pub(crate) fn check_block_template(
             None => return,
         },
     };
-    let (names, _) = parameters(block.pointer("/content/parameters"));
+    let params = raw_parameters(block.pointer("/content/parameters"));
     let allowed = AllowedVariables::new()
-        .with_params(names)
+        .with_params(params.iter().map(|p| p.name))
         .with_input(InputPolicy::Allowed);
     let checked = t.check(&allowed);
     let kept = checked.iter().filter(|issue| {
@@ -274,118 +349,119 @@ pub(crate) fn check_block_template(
 /// parameters, the auto-variables and the settings blocks the agent references; from a prompt
 /// block, the block's settings and `input` reads are checked against this agent.
 ///
-/// `compiled`: what the pack compile made of the instructions, for an agent the compile saw
-/// (it reported their problems itself); `None` for an agent whose shape failed, whose
-/// instructions are parsed and resolved here.
+/// `typed`: the agent's typed shape, when it has one; `compiled`: what the pack compile made
+/// of the instructions, for an agent the compile saw (it reported their problems itself);
+/// `None` for an agent whose shape failed, whose instructions are parsed and resolved here.
 pub(crate) fn check_agent_template(
     i: usize,
     agent: &Value,
+    typed: Option<&AgentShape>,
     compiled: Option<Option<&CompiledInstructions>>,
     resolver: &Resolver<'_>,
     ctx: &TemplateContext<'_>,
     out: &mut Vec<Issue>,
 ) {
-    let Some(obj) = agent.as_object() else { return };
-    let id = obj.get("id").and_then(Value::as_str).unwrap_or("");
-    let settings: Vec<&str> = obj
-        .get("settings")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s.get("id").and_then(Value::as_str))
-        .collect();
-    let input = if ctx.flow_agents.contains(id) {
+    let inputs = match (typed, agent.as_object()) {
+        (Some(shape), _) => AgentTemplateInputs::of_typed(shape),
+        (None, Some(obj)) => AgentTemplateInputs::of_raw(obj),
+        (None, None) => return,
+    };
+    let input = if ctx.flow_agents.contains(inputs.id) {
         InputPolicy::Allowed
     } else {
         InputPolicy::Warn
     };
     let at = format!("/agents/{i}/instructions");
-    match obj.get("instructions") {
-        Some(Value::String(source)) if !source.trim().is_empty() => {
-            let parsed;
-            let t = match compiled {
-                Some(Some(CompiledInstructions::Inline(t))) => &**t,
-                Some(_) => return,
-                None => match parse(source, &at, out) {
-                    Some(t) => {
-                        parsed = t;
-                        &parsed
-                    }
-                    None => return,
-                },
-            };
-            let (names, required, bare_optional) = parameter_kinds(obj.get("parameters"));
-            let allowed = AllowedVariables::new()
-                .with_params(names)
-                .with_settings(settings)
-                .with_input(input);
-            push_capped(
-                t.check(&allowed).iter(),
-                |issue| located(issue, &at, ""),
-                &at,
-                out,
-            );
-            let read: HashSet<&str> = t.global_reads().iter().filter_map(|r| r.root()).collect();
-            for (j, name) in bare_optional {
-                if read.contains(name) {
-                    out.push(Issue::warning(
-                        IssueCode::OptionalParameterRead,
-                        format!("/agents/{i}/parameters/{j}"),
-                        format!("optional parameter \"{name}\" has no default, but the instructions read it: a run that omits it fails with missing-parameter (a `default` filter does not help); give it a default"),
-                    ));
+    if let Some(source) = inputs.inline.filter(|s| !s.trim().is_empty()) {
+        let parsed;
+        let t = match compiled {
+            Some(Some(CompiledInstructions::Inline(t))) => &**t,
+            Some(_) => return,
+            None => match parse(source, &at, out) {
+                Some(t) => {
+                    parsed = t;
+                    &parsed
                 }
-            }
-            for (j, name) in required {
-                if !read.contains(name) {
-                    out.push(Issue::warning(
-                        IssueCode::UnusedParameter,
-                        format!("/agents/{i}/parameters/{j}"),
-                        format!("required parameter \"{name}\" is never read by the instructions; every run must supply it for nothing — read it, make it optional, or remove it"),
-                    ));
-                }
-            }
+                None => return,
+            },
+        };
+        let allowed = AllowedVariables::new()
+            .with_params(inputs.parameters.iter().map(|p| p.name))
+            .with_settings(inputs.settings.iter().copied())
+            .with_input(input);
+        push_capped(
+            t.check(&allowed).iter(),
+            |issue| located(issue, &at, ""),
+            &at,
+            out,
+        );
+        let read: HashSet<&str> = t.global_reads().iter().filter_map(|r| r.root()).collect();
+        parameter_use(i, &inputs.parameters, &read, out);
+    } else if let Some((block_id, range)) = inputs.prompt {
+        let Some(block) = prompt_block(block_id, range, compiled, resolver) else {
+            return; // the compile (or the reference check) reported it
+        };
+        let BlockContent::Prompt {
+            template: t,
+            params,
+        } = &block.content
+        else {
+            return;
+        };
+        let allowed = AllowedVariables::new()
+            .with_params(params.iter().map(|p| p.name()))
+            .with_settings(inputs.settings.iter().copied())
+            .with_input(input);
+        let version = block.version_text.as_str();
+        let prefix = format!("prompt block \"{block_id}\" {version}: ");
+        push_capped(
+            t.check(&allowed).iter().filter(|i| {
+                matches!(
+                    i.kind(),
+                    CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
+                )
+            }),
+            |issue| located(issue, &at, &prefix),
+            &at,
+            out,
+        );
+    }
+}
+
+/// The warnings on how the inline instructions of `/agents/<i>` use its parameters (`read`:
+/// the variable roots they read): an optional parameter without a default that they read, a
+/// required one they never read.
+fn parameter_use(
+    i: usize,
+    parameters: &[DeclaredParameter<'_>],
+    read: &HashSet<&str>,
+    out: &mut Vec<Issue>,
+) {
+    for p in parameters.iter().filter(|p| p.optional && !p.has_default) {
+        if read.contains(p.name) {
+            out.push(Issue::warning(
+                IssueCode::OptionalParameterRead,
+                format!("/agents/{i}/parameters/{}", p.position),
+                format!("optional parameter \"{}\" has no default, but the instructions read it: a run that omits it fails with missing-parameter (a `default` filter does not help); give it a default", p.name),
+            ));
         }
-        Some(Value::Object(prompt_ref)) => {
-            let Some(block_id) = prompt_ref.get("prompt").and_then(Value::as_str) else {
-                return;
-            };
-            let Some(block) = prompt_block(prompt_ref, compiled, resolver) else {
-                return; // the compile (or the reference check) reported it
-            };
-            let BlockContent::Prompt {
-                template: t,
-                params,
-            } = &block.content
-            else {
-                return;
-            };
-            let names: Vec<&str> = params.iter().map(|p| p.name()).collect();
-            let allowed = AllowedVariables::new()
-                .with_params(names)
-                .with_settings(settings)
-                .with_input(input);
-            let version = block.version_text.as_str();
-            let prefix = format!("prompt block \"{block_id}\" {version}: ");
-            push_capped(
-                t.check(&allowed).iter().filter(|i| {
-                    matches!(
-                        i.kind(),
-                        CheckIssueKind::UnknownSettings | CheckIssueKind::InputOutsideFlow
-                    )
-                }),
-                |issue| located(issue, &at, &prefix),
-                &at,
-                out,
-            );
+    }
+    for p in parameters.iter().filter(|p| p.is_required()) {
+        if !read.contains(p.name) {
+            out.push(Issue::warning(
+                IssueCode::UnusedParameter,
+                format!("/agents/{i}/parameters/{}", p.position),
+                format!("required parameter \"{}\" is never read by the instructions; every run must supply it for nothing — read it, make it optional, or remove it", p.name),
+            ));
         }
-        _ => {}
     }
 }
 
 /// The prompt block an agent's instructions `{prompt, version}` pin: the compile's pick, or,
 /// for an agent whose shape failed, the compile's resolver's.
 fn prompt_block(
-    prompt_ref: &serde_json::Map<String, Value>,
+    id: &str,
+    range: Option<&str>,
     compiled: Option<Option<&CompiledInstructions>>,
     resolver: &Resolver<'_>,
 ) -> Option<Arc<CompiledBlock>> {
@@ -393,8 +469,7 @@ fn prompt_block(
         Some(Some(CompiledInstructions::Block(b))) => Some(Arc::clone(b)),
         Some(_) => None,
         None => {
-            let id = prompt_ref.get("prompt").and_then(Value::as_str)?;
-            let range = Range::parse(prompt_ref.get("version").and_then(Value::as_str)?).ok()?;
+            let range = Range::parse(range?).ok()?;
             resolver.pick_block(id, &range).0?.1
         }
     }
