@@ -400,3 +400,35 @@ fn every_refusal_path_agrees() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A `null` where an agent takes parameters or settings references is refused by the index
+/// shape and named by the agent rules too, whatever else the agent has right or wrong.
+#[test]
+fn a_null_parameter_list_or_reference_is_named_twice() {
+    for (field, message) in [
+        ("parameters", "parameters must be an array"),
+        ("settings", "settings must be an array of { id, version }"),
+        ("modelSettings", "must be { id, version }"),
+    ] {
+        let bytes = synthetic(|d| d["agents"][0][field] = Value::Null);
+        let report = validate_index(&bytes, &ValidateOptions::new());
+        let at = format!("/agents/0/{field}");
+        let found: Vec<(String, String)> = report
+            .issues()
+            .iter()
+            .filter(|i| i.instance_path() == at)
+            .map(|i| (i.code().to_string(), i.message().to_owned()))
+            .collect();
+        assert!(
+            found.contains(&("invalid-agent".to_owned(), message.to_owned())),
+            "{field}: {found:?}"
+        );
+        assert!(
+            found.iter().any(|(code, _)| code == "invalid-shape"),
+            "{field}: {found:?}"
+        );
+        let (refused, missing) = check(field, &bytes);
+        assert!(!refused.is_empty() || load(&bytes).index.is_none(), "{field}");
+        assert_eq!(missing, Vec::<Key>::new(), "{field}");
+    }
+}

@@ -7,7 +7,7 @@
 //! the fields cloned as they are, which copies a map's nodes without searching them.
 
 use super::wire::{
-    Agent, Block, Flow, Guardrail, Instructions, Parameter, SettingsRef, Tool, ToolRef,
+    Agent, Block, Flow, Guardrail, Instructions, Parameter, SettingsRef, Tool, ToolRef, present,
 };
 use crate::diagnostics::{Issue, Severity};
 use crate::flow::FlowContext;
@@ -75,9 +75,9 @@ pub(crate) struct AgentShape {
     pub(crate) version: String,
     name: String,
     pub(crate) instructions: Instructions,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub(crate) settings: Option<Vec<SettingsRef>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub(crate) model_settings: Option<SettingsRef>,
     capabilities: Vec<IgnoredAny>,
     pub(crate) tools: Vec<ToolRef>,
@@ -89,7 +89,7 @@ pub(crate) struct AgentShape {
     pub(crate) guardrails: Option<Vec<String>>,
     #[serde(default)]
     budget: Option<IgnoredAny>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     pub(crate) parameters: Option<Vec<Parameter>>,
     #[serde(default)]
     preferred_provider: Option<String>,
@@ -208,18 +208,20 @@ mod tests {
         assert!(ours.is_ok());
         assert_eq!(ours, serde);
         let mut nulls = full.clone();
-        for key in [
-            "settings",
-            "modelSettings",
-            "output",
-            "memory",
-            "parameters",
-        ] {
+        for key in ["output", "memory"] {
             nulls[key] = Value::Null;
         }
         let (ours, serde) = both(&nulls);
         assert_eq!(ours, serde);
         assert_eq!(ours.map(|a| a.output), Ok(None));
+        // These the index schema refuses as `null`, and so do the types.
+        for key in ["settings", "modelSettings", "parameters"] {
+            let mut null = full.clone();
+            null[key] = Value::Null;
+            let (ours, serde) = both(&null);
+            assert!(serde.is_err(), "{key}");
+            assert_eq!(ours, serde, "{key}");
+        }
         let minimal = json!({"id": "a", "version": "1.0.0", "name": "A",
             "instructions": {"prompt": "p.p", "version": "^1"}, "capabilities": [], "tools": [],
             "modulePath": "a.ts"});

@@ -267,7 +267,7 @@ where
 /// A field that, when present, holds a `T` (`null` included, for `T = Value`): serde's
 /// `Option` would read a `null` as absent, and a parameter's `required: null` is a mistake
 /// to report, not a default.
-fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+pub(crate) fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,
@@ -313,11 +313,21 @@ pub struct Agent {
     pub name: String,
     /// System prompt template or prompt block reference.
     pub instructions: Instructions,
-    /// Settings block references: their values are the template's `settings.<id>`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Settings block references: their values are the template's `settings.<id>`. (Here
+    /// and in `modelSettings` and `parameters`, a `null` is refused, as the index schema
+    /// refuses it, not read as absent.)
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub settings: Option<Vec<SettingsRef>>,
     /// The settings block whose values are the model's settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub model_settings: Option<SettingsRef>,
     /// Capability declarations.
     pub capabilities: Vec<Value>,
@@ -336,7 +346,11 @@ pub struct Agent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<Value>,
     /// Prompt parameters of inline instructions (a prompt block declares its own).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub parameters: Option<Vec<Parameter>>,
     /// Preferred provider (soft hint).
     #[serde(default, skip_serializing_if = "Option::is_none")]
