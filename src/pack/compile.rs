@@ -5,7 +5,7 @@ use super::model::{
     ToolRefC,
 };
 use super::resolve::{Deployed, Resolver};
-use super::rules::{BlockRole, parameters_of, template_issue, tool_version};
+use super::rules::{BlockRole, parameters_of, parse_template, tool_version};
 use crate::catalog::ToolRange;
 use crate::diagnostics::{Issue, IssueCode};
 use crate::index::wire::{Agent, Block, BlockKind, Instructions, Parameter, SettingsRef, ToolRef};
@@ -254,7 +254,7 @@ fn compile_block(
                 .get("template")
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            match CompiledTemplate::parse(source) {
+            match parse_template(source, &format!("{at}/content/template")) {
                 Ok(t) => {
                     let t = Arc::new(t);
                     let params = block_parameters(b, issues);
@@ -266,12 +266,8 @@ fn compile_block(
                         }),
                     )
                 }
-                Err(e) => {
-                    issues.push(template_issue(
-                        &e,
-                        source,
-                        &format!("{at}/content/template"),
-                    ));
+                Err(issue) => {
+                    issues.push(*issue);
                     (None, None)
                 }
             }
@@ -487,22 +483,24 @@ fn instructions(
     parts: &mut AgentParts,
 ) -> (Option<InstructionsSource>, Option<CompiledInstructions>) {
     match agent.instructions {
-        Instructions::Template(source) => match CompiledTemplate::parse(source) {
-            Ok(t) => {
-                let t = Arc::new(t);
-                (
-                    Some(InstructionsSource::Inline {
-                        template: Arc::clone(&t),
-                        params: Vec::new(),
-                    }),
-                    Some(CompiledInstructions::Inline(t)),
-                )
+        Instructions::Template(source) => {
+            match parse_template(source, &format!("{base}/instructions")) {
+                Ok(t) => {
+                    let t = Arc::new(t);
+                    (
+                        Some(InstructionsSource::Inline {
+                            template: Arc::clone(&t),
+                            params: Vec::new(),
+                        }),
+                        Some(CompiledInstructions::Inline(t)),
+                    )
+                }
+                Err(issue) => {
+                    parts.fail(*issue);
+                    (None, None)
+                }
             }
-            Err(e) => {
-                parts.fail(template_issue(&e, source, &format!("{base}/instructions")));
-                (None, None)
-            }
-        },
+        }
         Instructions::Prompt(p) => {
             let at = format!("{base}/instructions/version");
             let Some((range, pin)) = pinned_block(

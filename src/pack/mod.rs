@@ -31,4 +31,4 @@ pub(crate) use model::{
 };
 pub(crate) use resolve::{Deployed, NothingDeployed, Resolver};
 pub use rules::BlockRole;
-pub(crate) use rules::{block_pin_message, model_settings_problems, template_issue};
+pub(crate) use rules::{block_pin_message, is_range, model_settings_problems, parse_template};

@@ -161,6 +161,17 @@ impl<'a> Resolver<'a> {
         pin_tool_ref(agent_id, id, range_text, range, &versions).cloned()
     }
 
+    /// [`Resolver::pin_tool`] for a reference the compile did not see (its agent's shape
+    /// failed), its range parsed here.
+    pub(crate) fn pin_tool_text(
+        &self,
+        agent_id: &str,
+        id: &str,
+        range_text: &str,
+    ) -> Result<Version, Box<Issue>> {
+        self.pin_tool(agent_id, id, range_text, Range::parse(range_text).as_ref())
+    }
+
     /// The highest version of block `id` in `range` among the pack's (which win a tie) and
     /// the deployed ones, and every version (highest first) for the message when none is.
     pub(crate) fn pick_block(&self, id: &str, range: &Range) -> (BlockPick, Vec<Version>) {
@@ -234,5 +245,27 @@ impl<'a> Resolver<'a> {
             )));
         }
         Ok((version, Some(block)))
+    }
+
+    /// [`Resolver::pin_block`] for a reference the compile did not see (its agent's shape
+    /// failed): `None` when `range_text` is no range (the agent rules report that).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn pin_block_text(
+        &self,
+        agent: (&str, BlockRole),
+        id: &str,
+        range_text: &str,
+        at: &str,
+    ) -> Option<Result<(Version, Option<Arc<CompiledBlock>>), Box<Issue>>> {
+        let range = Range::parse(range_text).ok()?;
+        Some(self.pin_block(agent, id, (range_text, &range), at))
+    }
+
+    /// The usable block [`Resolver::pick_block`] picks for `id` at `range_text`, for a
+    /// reference the compile did not see; `None` when the range does not parse or nothing
+    /// usable is in it.
+    pub(crate) fn pick_block_text(&self, id: &str, range_text: &str) -> Option<Arc<CompiledBlock>> {
+        let range = Range::parse(range_text).ok()?;
+        self.pick_block(id, &range).0?.1
     }
 }

@@ -6,7 +6,7 @@ use crate::catalog::deploy_pin_message;
 use crate::diagnostics::{Issue, IssueCode};
 use crate::index::wire::Parameter;
 use crate::range::{Range, RangeError, parse_version};
-use crate::template::{ParseError, ParseErrorKind, PromptParameter};
+use crate::template::{CompiledTemplate, ParseError, ParseErrorKind, PromptParameter};
 use semver::Version;
 use serde_json::{Value, json};
 
@@ -147,6 +147,17 @@ impl BlockRole {
             BlockRole::Settings | BlockRole::ModelSettings => "settings",
         }
     }
+}
+
+/// Template `source` parsed, or the issue at `at` that says why it does not (see
+/// [`template_issue`]).
+pub(crate) fn parse_template(source: &str, at: &str) -> Result<CompiledTemplate, Box<Issue>> {
+    CompiledTemplate::parse(source).map_err(|e| Box::new(template_issue(&e, source, at)))
+}
+
+/// Whether `text` is an npm range (`semver.validRange`), as the compile reads one.
+pub(crate) fn is_range(text: &str) -> bool {
+    Range::parse(text).is_ok()
 }
 
 /// The issue for a template `source` at `at` that does not compile. Deploy validation and run

@@ -158,7 +158,7 @@ fn check_entries(
     );
     // Schemas compile once per process, whatever the number of packs validated.
     let fallback_rules = AgentRules {
-        valid_range: &is_range,
+        valid_range: &crate::pack::is_range,
         schemas: SchemaCache::global(),
         compiled: false,
     };
@@ -208,11 +208,6 @@ fn check_entries(
     issues.extend(groups.into_iter().flatten().flatten());
     templates::cap_template_issues(&mut issues);
     issues
-}
-
-/// Whether `r` is an npm range (`semver.validRange`).
-fn is_range(r: &str) -> bool {
-    crate::range::Range::parse(r).is_ok()
 }
 
 /// What the checks of agent and block entries share.

@@ -7,7 +7,6 @@ use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
 use crate::index::AgentShape;
 use crate::pack::{BlockRole, Resolver};
-use crate::range::Range;
 use serde_json::Value;
 
 /// The reference checks of one agent at `/agents/<i>` that the pack compile does not make:
@@ -54,8 +53,7 @@ pub(crate) fn check_agent(
             ) else {
                 continue; // the agent rules reported the shape
             };
-            if let Err(issue) = resolver.pin_tool(agent_id, id, range, Range::parse(range).as_ref())
-            {
+            if let Err(issue) = resolver.pin_tool_text(agent_id, id, range) {
                 out.push(issue.under(&format!("{base}/tools/{j}/version")));
             }
         }
@@ -68,10 +66,8 @@ pub(crate) fn check_agent(
         ) else {
             return;
         };
-        let Ok(range) = Range::parse(range_text) else {
-            return; // the agent rules reported the range
-        };
-        if let Err(issue) = resolver.pin_block((agent_id, role), id, (range_text, &range), &at) {
+        // A range that does not parse is the agent rules' to report.
+        if let Some(Err(issue)) = resolver.pin_block_text((agent_id, role), id, range_text, &at) {
             out.push(*issue);
         }
     };

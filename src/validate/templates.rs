@@ -7,8 +7,7 @@ use crate::diagnostics::IssueCode;
 use crate::index::AgentShape;
 use crate::index::raw_list;
 use crate::index::wire::{Instructions, Parameter};
-use crate::pack::{BlockContent, CompiledBlock, CompiledInstructions, Resolver, template_issue};
-use crate::range::Range;
+use crate::pack::{BlockContent, CompiledBlock, CompiledInstructions, Resolver, parse_template};
 use crate::template::{
     AllowedVariables, CheckIssue, CheckIssueKind, CompiledTemplate, InputPolicy,
 };
@@ -260,13 +259,9 @@ impl<'a> AgentTemplateInputs<'a> {
 }
 
 fn parse(source: &str, at: &str, out: &mut Vec<Issue>) -> Option<CompiledTemplate> {
-    match CompiledTemplate::parse(source) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            out.push(template_issue(&e, source, at));
-            None
-        }
-    }
+    parse_template(source, at)
+        .map_err(|issue| out.push(*issue))
+        .ok()
 }
 
 /// Turns a check issue into an index issue whose message says where in the template it is.
@@ -468,10 +463,7 @@ fn prompt_block(
     match compiled {
         Some(Some(CompiledInstructions::Block(b))) => Some(Arc::clone(b)),
         Some(_) => None,
-        None => {
-            let range = Range::parse(range?).ok()?;
-            resolver.pick_block(id, &range).0?.1
-        }
+        None => resolver.pick_block_text(id, range?),
     }
 }
 
