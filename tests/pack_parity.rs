@@ -123,7 +123,7 @@ fn upstream_example_agrees() {
     assert_parity("upstream example", text.as_bytes());
 }
 
-/// A small valid pack: tool `t` at 1.0.0 and 1.2.0, prompt block `b`, settings block `s`, one
+/// A small valid pack: tool `t` at 1.0.0 and 1.2.0, prompt block `p.b`, settings block `p.s`, one
 /// agent `a` that uses them. `edit` changes the document before it is checked.
 fn synthetic(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     let mut doc = json!({
@@ -137,13 +137,13 @@ fn synthetic(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
         "agents": [{
             "id": "a", "version": "1.0.0", "name": "A", "instructions": "Hello {{ agent.name }}",
             "capabilities": [], "tools": [{"id": "t", "version": "^1.0.0"}],
-            "settings": [{"id": "s", "version": "^1.0.0"}],
+            "settings": [{"id": "p.s", "version": "^1.0.0"}],
             "modulePath": "a.ts"
         }],
         "flows": [],
         "blocks": [
-            {"id": "b", "version": "1.0.0", "kind": "prompt", "content": {"template": "x"}, "modulePath": "b.json"},
-            {"id": "s", "version": "1.0.0", "kind": "settings", "content": {"values": {"k": 1}}, "modulePath": "s.json"}
+            {"id": "p.b", "version": "1.0.0", "kind": "prompt", "content": {"template": "x"}, "modulePath": "b.json"},
+            {"id": "p.s", "version": "1.0.0", "kind": "settings", "content": {"values": {"k": 1}}, "modulePath": "s.json"}
         ]
     });
     edit(&mut doc);
@@ -215,35 +215,37 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
         (
             "prompt block missing",
             synthetic(|d| {
-                d["agents"][0]["instructions"] = json!({"prompt": "nope", "version": "^1.0.0"})
+                d["agents"][0]["instructions"] = json!({"prompt": "p.nope", "version": "^1.0.0"})
             }),
             Some("block-unresolvable"),
         ),
         (
             "prompt block out of range",
             synthetic(|d| {
-                d["agents"][0]["instructions"] = json!({"prompt": "b", "version": "^2.0.0"})
+                d["agents"][0]["instructions"] = json!({"prompt": "p.b", "version": "^2.0.0"})
             }),
             Some("block-unresolvable"),
         ),
         (
             "prompt block range invalid",
-            synthetic(|d| d["agents"][0]["instructions"] = json!({"prompt": "b", "version": "^^"})),
+            synthetic(|d| {
+                d["agents"][0]["instructions"] = json!({"prompt": "p.b", "version": "^^"})
+            }),
             Some("invalid-agent"),
         ),
         (
             "settings block missing",
-            synthetic(|d| d["agents"][0]["settings"][0]["id"] = json!("nope")),
+            synthetic(|d| d["agents"][0]["settings"][0]["id"] = json!("p.nope")),
             Some("block-unresolvable"),
         ),
         (
             "model settings block out of range",
-            synthetic(|d| d["agents"][0]["modelSettings"] = json!({"id": "s", "version": "^9"})),
+            synthetic(|d| d["agents"][0]["modelSettings"] = json!({"id": "p.s", "version": "^9"})),
             Some("block-unresolvable"),
         ),
         (
             "settings reference to a prompt block",
-            synthetic(|d| d["agents"][0]["settings"][0]["id"] = json!("b")),
+            synthetic(|d| d["agents"][0]["settings"][0]["id"] = json!("p.b")),
             Some("block-unresolvable"),
         ),
         (
@@ -273,18 +275,18 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
         ),
         (
             "settings reference without a version",
-            synthetic(|d| d["agents"][0]["settings"][0] = json!({"id": "s"})),
+            synthetic(|d| d["agents"][0]["settings"][0] = json!({"id": "p.s"})),
             Some("invalid-agent"),
         ),
         (
             "settings reference that is a string",
-            synthetic(|d| d["agents"][0]["settings"][0] = json!("s")),
+            synthetic(|d| d["agents"][0]["settings"][0] = json!("p.s")),
             Some("invalid-agent"),
         ),
         (
             // The index shape says `modelSettings` is an object: the entry has no typed form.
             "model settings reference that is a string",
-            synthetic(|d| d["agents"][0]["modelSettings"] = json!("s")),
+            synthetic(|d| d["agents"][0]["modelSettings"] = json!("p.s")),
             Some("invalid-shape"),
         ),
         (
@@ -294,7 +296,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
         ),
         (
             "settings reference that is an array of its fields",
-            synthetic(|d| d["agents"][0]["settings"][0] = json!(["s", "^1.0.0"])),
+            synthetic(|d| d["agents"][0]["settings"][0] = json!(["p.s", "^1.0.0"])),
             Some("invalid-agent"),
         ),
         (
@@ -320,6 +322,52 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
         (
             "prompt block parameter that is not an object",
             synthetic(|d| d["blocks"][0]["content"]["parameters"] = json!(["p"])),
+            Some("invalid-agent"),
+        ),
+        (
+            "parameter declared twice",
+            synthetic(|d| {
+                d["agents"][0]["parameters"] =
+                    json!([{"name": "p", "type": "string"}, {"name": "p", "type": "number"}]);
+            }),
+            Some("invalid-agent"),
+        ),
+        (
+            "parameter with a reserved name",
+            synthetic(|d| {
+                d["agents"][0]["parameters"] = json!([{"name": "today", "type": "date"}])
+            }),
+            Some("invalid-agent"),
+        ),
+        (
+            "parameter default of another type",
+            synthetic(|d| {
+                d["agents"][0]["parameters"] =
+                    json!([{"name": "n", "type": "number", "default": "abc"}]);
+            }),
+            Some("parameter-default-type"),
+        ),
+        (
+            "parameters beside a prompt block",
+            synthetic(|d| {
+                d["agents"][0]["instructions"] = json!({"prompt": "p.b", "version": "^1.0.0"});
+                d["agents"][0]["parameters"] = json!([]);
+            }),
+            Some("invalid-agent"),
+        ),
+        (
+            "settings block referenced twice",
+            synthetic(|d| {
+                d["agents"][0]["modelSettings"] = json!({"id": "p.s", "version": "^1.0.0"})
+            }),
+            Some("invalid-agent"),
+        ),
+        (
+            "prompt block parameter declared twice",
+            synthetic(|d| {
+                d["blocks"][0]["content"]["parameters"] =
+                    json!([{"name": "p", "type": "string"}, {"name": "p", "type": "string"}]);
+            }),
             Some("invalid-agent"),
         ),
         (
@@ -428,7 +476,10 @@ fn a_null_parameter_list_or_reference_is_named_twice() {
             "{field}: {found:?}"
         );
         let (refused, missing) = check(field, &bytes);
-        assert!(!refused.is_empty() || load(&bytes).index.is_none(), "{field}");
+        assert!(
+            !refused.is_empty() || load(&bytes).index.is_none(),
+            "{field}"
+        );
         assert_eq!(missing, Vec::<Key>::new(), "{field}");
     }
 }

@@ -1,5 +1,8 @@
 //! [`CompiledPack::compile`]: tools, blocks and agents of one pack index, compiled once.
 
+use super::agent_rules::{
+    PROMPT_PARAMETERS_MESSAGE, ParameterView, parameter_value_issues, settings_ref_value_issues,
+};
 use super::model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
     ToolRefC,
@@ -7,7 +10,7 @@ use super::model::{
 use super::resolve::{Deployed, Resolver};
 use super::rules::{BlockRole, parameters_of, parse_template, tool_version};
 use crate::catalog::ToolRange;
-use crate::diagnostics::{Issue, IssueCode};
+use crate::diagnostics::{Issue, IssueCode, Severity};
 use crate::index::wire::{Agent, Block, BlockKind, Instructions, Parameter, SettingsRef, ToolRef};
 use crate::index::{AgentShape, Indexed, PackIndex, RANGE_MESSAGE};
 use crate::range::{Range, is_exact_version, is_plain_version, parse_version};
@@ -312,10 +315,15 @@ fn block_parameters(
     let Some(list) = b.entry.content.get("parameters") else {
         return Some(Vec::new());
     };
+    let at = format!("/blocks/{}/content/parameters", b.index);
     match Vec::<Parameter>::deserialize(list) {
-        Ok(params) => Some(parameters_of(&params)),
+        Ok(params) => {
+            let found = parameter_value_issues(params.iter().map(ParameterView::of_typed), &at);
+            let failed = found.iter().any(|i| i.severity() == Severity::Error);
+            issues.extend(found);
+            (!failed).then(|| parameters_of(&params))
+        }
         Err(_) => {
-            let at = format!("/blocks/{}/content/parameters", b.index);
             crate::index::parameter_list_issues(list, &at, issues);
             None
         }
@@ -335,6 +343,14 @@ impl AgentParts {
         self.issues.push(issue);
         self.failed = true;
     }
+
+    /// An issue that fails the agent when it is an error (a warning does not).
+    fn report(&mut self, issue: Issue) {
+        if issue.severity() == Severity::Error {
+            self.failed = true;
+        }
+        self.issues.push(issue);
+    }
 }
 
 /// What compiling an agent reads of it, borrowed: from a typed [`Agent`] (registration), or
@@ -348,6 +364,7 @@ pub(crate) struct AgentRef<'a> {
     tools: &'a [ToolRef],
     settings: &'a [SettingsRef],
     model_settings: Option<&'a SettingsRef>,
+    parameters: Option<&'a [Parameter]>,
     capabilities: &'a [Value],
 }
 
@@ -363,6 +380,7 @@ impl<'a> AgentRef<'a> {
             tools: &agent.tools,
             settings: agent.settings.as_deref().unwrap_or_default(),
             model_settings: agent.model_settings.as_ref(),
+            parameters: agent.parameters.as_deref(),
             capabilities: &agent.capabilities,
         }
     }
@@ -383,6 +401,7 @@ impl<'a> AgentRef<'a> {
             tools: &shape.tools,
             settings: shape.settings.as_deref().unwrap_or_default(),
             model_settings: shape.model_settings.as_ref(),
+            parameters: shape.parameters.as_deref(),
             capabilities: list("capabilities"),
         }
     }
@@ -409,6 +428,7 @@ fn compile_agent(agent: &AgentRef<'_>, resolver: &Resolver<'_>) -> (PackAgent, V
             &mut parts,
         )
     });
+    value_rules(agent, &base, &mut parts);
     let capabilities = capabilities(agent, &base, &mut parts);
     let compiled = match (version, instructions) {
         (Some(version), Some(instructions)) if !parts.failed => Some(AgentDraft {
@@ -428,6 +448,36 @@ fn compile_agent(agent: &AgentRef<'_>, resolver: &Resolver<'_>) -> (PackAgent, V
         },
         parts.issues,
     )
+}
+
+/// The `defineAgent` rules on the values of the agent's parameters and settings references
+/// (see [`super::agent_rules`]); parameters beside a prompt block are refused too.
+fn value_rules(agent: &AgentRef<'_>, base: &str, parts: &mut AgentParts) {
+    if let Some(params) = agent.parameters {
+        let list = format!("{base}/parameters");
+        if matches!(agent.instructions, Instructions::Prompt(_)) {
+            parts.fail(Issue::error(
+                IssueCode::InvalidAgent,
+                &list,
+                PROMPT_PARAMETERS_MESSAGE,
+            ));
+        }
+        let views = params.iter().map(ParameterView::of_typed);
+        for issue in parameter_value_issues(views, &list) {
+            parts.report(issue);
+        }
+    }
+    let settings = agent
+        .settings
+        .iter()
+        .enumerate()
+        .map(|(j, r)| (format!("{base}/settings/{j}"), r.id.as_str()));
+    let model = agent
+        .model_settings
+        .map(|r| (format!("{base}/modelSettings"), r.id.as_str()));
+    for issue in settings_ref_value_issues(settings.chain(model)) {
+        parts.fail(issue);
+    }
 }
 
 /// The agent's version: upstream's pattern, then npm's reading.

@@ -18,12 +18,17 @@
 //! resolution, so a reference to one is not reported a second time as missing; registration
 //! refuses such a pack with the shape issues themselves.
 
+mod agent_rules;
 mod compile;
 mod model;
 mod resolve;
 mod rules;
 
 pub(crate) use crate::version_index::VersionIndex;
+pub(crate) use agent_rules::{
+    PROMPT_PARAMETERS_MESSAGE, ParameterView, is_block_id, parameter_value_issues,
+    settings_ref_value_issues,
+};
 pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackAgent, PackBlock};
 pub(crate) use model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,

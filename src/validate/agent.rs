@@ -11,25 +11,6 @@ use crate::range::is_exact_version;
 use crate::schema::SchemaCache;
 use serde_json::{Map, Value};
 
-/// Reserved auto-variable names a parameter may not take (agents.md §2; `settings` too).
-pub const RESERVED_PARAMETER_NAMES: [&str; 5] =
-    ["today", "now", "agent", "conversation", "settings"];
-
-/// Whether `id` is a dotted lowercase block id: `^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)+$`.
-pub fn is_block_id(id: &str) -> bool {
-    let mut segments = 0;
-    for segment in id.split('.') {
-        let mut chars = segment.chars();
-        let first_ok =
-            matches!(chars.next(), Some(c) if c.is_ascii_lowercase() || c.is_ascii_digit());
-        if !first_ok || !chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
-            return false;
-        }
-        segments += 1;
-    }
-    segments >= 2
-}
-
 fn is_positive_integer(v: &Value) -> bool {
     v.as_u64().is_some_and(|n| n >= 1) || v.as_f64().is_some_and(|f| f >= 1.0 && f.fract() == 0.0)
 }
@@ -58,11 +39,6 @@ impl<'a> AgentIssues<'a> {
 
     fn at(&self, tokens: &[&str]) -> String {
         pointer::join(self.base, tokens)
-    }
-
-    fn at_owned(&self, tokens: &[String]) -> String {
-        let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
-        self.at(&tokens)
     }
 
     pub(crate) fn push(
@@ -103,8 +79,11 @@ pub(crate) struct AgentRules<'a> {
 }
 
 use crate::index::AgentShape;
-use crate::index::wire::{Parameter, SettingsRef};
 use crate::index::{BLOCK_ID_MESSAGE, RANGE_MESSAGE};
+use crate::pack::{
+    PROMPT_PARAMETERS_MESSAGE, ParameterView, is_block_id, parameter_value_issues,
+    settings_ref_value_issues,
+};
 
 impl AgentRules<'_> {
     /// Every `defineAgent` rule, in upstream's order: identity, content, block refs, arrays,
@@ -124,13 +103,7 @@ impl AgentRules<'_> {
         self.block_refs(agent, typed, out);
         self.arrays(agent, out);
         self.retrieval(agent, out);
-        match typed {
-            Some(shape) => {
-                let views = shape.parameters.iter().flatten().map(ParamView::of_typed);
-                parameter_values(views, &out.at(&["parameters"]), out);
-            }
-            None => self.parameters(agent.get("parameters"), &[], out),
-        }
+        self.parameters(agent.get("parameters"), &[], out);
         budget(agent, out);
         conversation_policy(agent, out);
         tool_errors(agent, out);
@@ -176,11 +149,9 @@ impl AgentRules<'_> {
                 if !self.range_ok(prompt_ref.get("version")) {
                     out.error(&["instructions", "version"], RANGE_MESSAGE);
                 }
-                if agent.contains_key("parameters") {
-                    out.error(
-                        &["parameters"],
-                        "the prompt block declares the parameters: leave parameters unset",
-                    );
+                // The compile checks this for an entry it saw.
+                if !self.compiled && agent.contains_key("parameters") {
+                    out.error(&["parameters"], PROMPT_PARAMETERS_MESSAGE);
                 }
             }
             _ => out.error(
@@ -200,72 +171,47 @@ impl AgentRules<'_> {
         }
     }
 
-    /// The settings and model-settings references: block id patterns, the ranges of an
-    /// entry the compile did not see, a block named twice. The references are read from the
-    /// typed agent when it typed, else from the entry, each wrong field named (as registration
-    /// names it, see [`crate::index::settings_ref_issues`]).
+    /// The settings and model-settings references of an entry the compile did not see (it
+    /// checks those of the others): each wrong field named (as registration names it, see
+    /// [`crate::index::settings_ref_issues`]), then the rules on their ids and ranges.
     fn block_refs(
         &self,
         agent: &Map<String, Value>,
         typed: Option<&AgentShape>,
         out: &mut AgentIssues<'_>,
     ) {
-        let mut refs: Vec<(Vec<String>, RefView<'_>)> = Vec::new();
-        let settings_at = |i: usize| vec!["settings".to_owned(), i.to_string()];
-        let model_at = || vec!["modelSettings".to_owned()];
-        match typed {
-            Some(shape) => {
-                for (i, r) in shape.settings.iter().flatten().enumerate() {
-                    refs.push((settings_at(i), RefView::of_typed(r)));
-                }
-                if let Some(r) = &shape.model_settings {
-                    refs.push((model_at(), RefView::of_typed(r)));
+        if typed.is_some() {
+            return;
+        }
+        let mut refs: Vec<(String, &Value)> = Vec::new();
+        match agent.get("settings") {
+            None => {}
+            Some(Value::Array(list)) => {
+                for (i, r) in list.iter().enumerate() {
+                    refs.push((out.at(&["settings", &i.to_string()]), r));
                 }
             }
-            None => {
-                match agent.get("settings") {
-                    None => {}
-                    Some(Value::Array(list)) => {
-                        for (i, r) in list.iter().enumerate() {
-                            let tokens = settings_at(i);
-                            out.issues
-                                .extend(ref_shape_issues(r, &out.at_owned(&tokens)));
-                            refs.push((tokens, RefView::of_raw(r)));
-                        }
-                    }
-                    Some(_) => out.error(
-                        &["settings"],
-                        "settings must be an array of { id, version }",
-                    ),
-                }
-                if let Some(r) = agent.get("modelSettings") {
-                    let tokens = model_at();
-                    out.issues
-                        .extend(ref_shape_issues(r, &out.at_owned(&tokens)));
-                    refs.push((tokens, RefView::of_raw(r)));
-                }
+            Some(_) => out.error(
+                &["settings"],
+                "settings must be an array of { id, version }",
+            ),
+        }
+        if let Some(r) = agent.get("modelSettings") {
+            refs.push((out.at(&["modelSettings"]), r));
+        }
+        for (at, r) in &refs {
+            crate::index::settings_ref_issues(r, at, &mut out.issues);
+            if r.get("version")
+                .and_then(Value::as_str)
+                .is_some_and(|v| !(self.valid_range)(v))
+            {
+                out.error_at(format!("{at}/version"), RANGE_MESSAGE);
             }
         }
-        let mut seen: Vec<&str> = Vec::new();
-        for (tokens, r) in &refs {
-            let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
-            let at = |field: &'static str| [&tokens[..], &[field]].concat();
-            if let Some(id) = r.id {
-                if !is_block_id(id) {
-                    out.error(&at("id"), BLOCK_ID_MESSAGE);
-                }
-                if seen.contains(&id) {
-                    out.error(
-                        &at("id"),
-                        format!("settings block \"{id}\" is referenced twice"),
-                    );
-                }
-                seen.push(id);
-            }
-            if typed.is_none() && r.version.is_some_and(|v| !(self.valid_range)(v)) {
-                out.error(&at("version"), RANGE_MESSAGE);
-            }
-        }
+        let ids = refs
+            .iter()
+            .filter_map(|(at, r)| Some((at.clone(), r.get("id")?.as_str()?)));
+        out.issues.extend(settings_ref_value_issues(ids));
     }
 
     fn arrays(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
@@ -423,24 +369,25 @@ impl AgentRules<'_> {
         }
     }
 
-    /// Parameter rules (agents.md §2) of a `parameters` list read from the entry, shared with
-    /// prompt blocks (`prefix` is where the list sits relative to the issue base: `[]` for
-    /// agents, `["content"]` for blocks). Each wrong field is named as registration names it
-    /// ([`crate::index::parameter_list_issues`]), unless the compile saw the entry and named it
-    /// already; then the values' rules run.
+    /// Parameter rules (agents.md §2) of a `parameters` list read from an entry the compile
+    /// did not see (it checks those of the others), shared with prompt blocks (`prefix` is
+    /// where the list sits relative to the issue base: `[]` for agents, `["content"]` for
+    /// blocks): each wrong field named as registration names it
+    /// ([`crate::index::parameter_list_issues`]), then the rules on the values.
     pub(crate) fn parameters(
         &self,
         value: Option<&Value>,
         prefix: &[&str],
         out: &mut AgentIssues<'_>,
     ) {
-        let Some(value) = value else { return };
+        let Some(value) = value.filter(|_| !self.compiled) else {
+            return;
+        };
         let list = pointer::join(out.base, &[prefix, &["parameters"]].concat());
-        if !self.compiled {
-            crate::index::parameter_list_issues(value, &list, &mut out.issues);
-        }
+        crate::index::parameter_list_issues(value, &list, &mut out.issues);
         let items = value.as_array().map_or(&[][..], Vec::as_slice);
-        parameter_values(items.iter().map(ParamView::of_raw), &list, out);
+        let views = items.iter().map(ParameterView::of_raw);
+        out.issues.extend(parameter_value_issues(views, &list));
     }
 
     fn output(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
@@ -486,126 +433,6 @@ impl AgentRules<'_> {
             }
         }
     }
-}
-
-/// A parameter as its rules read it: each field when it has the right type.
-struct ParamView<'a> {
-    name: Option<&'a str>,
-    kind: Option<&'a str>,
-    default: Option<&'a Value>,
-}
-
-impl<'a> ParamView<'a> {
-    fn of_typed(p: &'a Parameter) -> ParamView<'a> {
-        ParamView {
-            name: Some(&p.name),
-            kind: Some(p.kind.as_str()),
-            default: p.default.as_ref(),
-        }
-    }
-
-    fn of_raw(p: &'a Value) -> ParamView<'a> {
-        ParamView {
-            name: p.get("name").and_then(Value::as_str),
-            kind: p
-                .get("type")
-                .and_then(Value::as_str)
-                .filter(|t| matches!(*t, "string" | "number" | "boolean" | "date")),
-            default: p.get("default"),
-        }
-    }
-}
-
-/// A settings reference as its rules read it: its id and version when they are strings.
-struct RefView<'a> {
-    id: Option<&'a str>,
-    version: Option<&'a str>,
-}
-
-impl<'a> RefView<'a> {
-    fn of_typed(r: &'a SettingsRef) -> RefView<'a> {
-        RefView {
-            id: Some(&r.id),
-            version: Some(&r.version),
-        }
-    }
-
-    fn of_raw(r: &'a Value) -> RefView<'a> {
-        RefView {
-            id: r.get("id").and_then(Value::as_str),
-            version: r.get("version").and_then(Value::as_str),
-        }
-    }
-}
-
-/// The issues of a settings reference at `at` read from the entry whose fields are wrong.
-fn ref_shape_issues(r: &Value, at: &str) -> Vec<Issue> {
-    let mut issues = Vec::new();
-    crate::index::settings_ref_issues(r, at, &mut issues);
-    issues
-}
-
-/// The rules on the parameters' values of the list at `list` (a pointer): names not blank,
-/// not declared twice, not reserved (and a warning for `input`), defaults of the declared
-/// type.
-fn parameter_values<'a>(
-    params: impl Iterator<Item = ParamView<'a>>,
-    list: &str,
-    out: &mut AgentIssues<'_>,
-) {
-    let mut names: Vec<&str> = Vec::new();
-    for (i, param) in params.enumerate() {
-        let item = format!("{list}/{i}");
-        let at = |field: &str| pointer::join(&item, &[field]);
-        if let Some(name) = param.name {
-            if name.trim().is_empty() {
-                out.error_at(at("name"), "name must be a non-empty string");
-            } else if names.contains(&name) {
-                out.error_at(at("name"), format!("duplicate parameter name \"{name}\""));
-            } else if RESERVED_PARAMETER_NAMES.contains(&name) {
-                out.error_at(at("name"), format!("\"{name}\" is a reserved auto-injected variable — do not declare it as a parameter"));
-            } else if name == "input" {
-                out.issues.push(Issue::warning(IssueCode::InputParameter, at("name"),
-                    "a parameter named \"input\" is overwritten by the flow step's input whenever the turn has one; rename it"));
-            }
-            if !name.trim().is_empty() {
-                names.push(name);
-            }
-        }
-        if let (Some(ty), Some(default)) = (param.kind, param.default) {
-            let fits = match ty {
-                "string" => default.is_string(),
-                "number" => default.is_number(),
-                "boolean" => default.is_boolean(),
-                _ => default.as_str().is_some_and(looks_like_date),
-            };
-            if !fits {
-                out.issues.push(Issue::error(
-                    IssueCode::ParameterDefaultType,
-                    at("default"),
-                    format!(
-                        "default {default} does not match the declared type {ty}{}",
-                        if ty == "date" {
-                            " (an ISO 8601 date string, e.g. \"2026-09-17\")"
-                        } else {
-                            ""
-                        }
-                    ),
-                ));
-            }
-        }
-    }
-}
-
-/// Whether `s` reads as an ISO 8601 date or date-time (what a `date` parameter holds).
-fn looks_like_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() >= 10
-        && b[..4].iter().all(u8::is_ascii_digit)
-        && b[4] == b'-'
-        && b[5..7].iter().all(u8::is_ascii_digit)
-        && b[7] == b'-'
-        && b[8..10].iter().all(u8::is_ascii_digit)
 }
 
 fn budget(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {

@@ -4,9 +4,10 @@
 //! The template checks of prompt blocks (parse, strict variables against the block's own
 //! parameters) run with the other template checks.
 
-use super::agent::{AgentIssues, AgentRules, is_block_id};
+use super::agent::{AgentIssues, AgentRules};
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
+use crate::pack::is_block_id;
 use crate::range::is_plain_version;
 use serde_json::{Map, Value};
 
