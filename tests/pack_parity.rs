@@ -136,7 +136,8 @@ fn synthetic(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
         "guardrails": [],
         "agents": [{
             "id": "a", "version": "1.0.0", "name": "A", "instructions": "Hello {{ agent.name }}",
-            "capabilities": [], "tools": [{"id": "t", "version": "^1.0.0"}],
+            "capabilities": [{"needs": [{"feature": "tool-use"}]}],
+            "tools": [{"id": "t", "version": "^1.0.0"}],
             "settings": [{"id": "p.s", "version": "^1.0.0"}],
             "modulePath": "a.ts"
         }],
@@ -320,8 +321,33 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
             Some("invalid-agent"),
         ),
         (
+            "prompt block parameters wrong in shape and in value",
+            synthetic(|d| {
+                d["blocks"][0]["content"]["parameters"] = json!([
+                    {"name": "p", "type": "string", "required": null},
+                    {"name": "input", "type": "date", "default": "x"}
+                ]);
+            }),
+            Some("parameter-default-type"),
+        ),
+        (
             "prompt block parameter that is not an object",
             synthetic(|d| d["blocks"][0]["content"]["parameters"] = json!(["p"])),
+            Some("invalid-agent"),
+        ),
+        (
+            "no capability declarations",
+            synthetic(|d| d["agents"][0]["capabilities"] = json!([])),
+            Some("invalid-agent"),
+        ),
+        (
+            "blank name",
+            synthetic(|d| d["agents"][0]["name"] = json!("  ")),
+            Some("invalid-agent"),
+        ),
+        (
+            "blank tool range",
+            synthetic(|d| d["agents"][0]["tools"][0]["version"] = json!(" ")),
             Some("invalid-agent"),
         ),
         (

@@ -73,7 +73,7 @@ impl FromDocument for Flow {
 pub(crate) struct AgentShape {
     pub(crate) id: String,
     pub(crate) version: String,
-    name: String,
+    pub(crate) name: String,
     pub(crate) instructions: Instructions,
     #[serde(default, deserialize_with = "present")]
     pub(crate) settings: Option<Vec<SettingsRef>>,

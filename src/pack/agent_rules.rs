@@ -155,6 +155,126 @@ pub(crate) fn settings_ref_value_issues<'a>(
     out
 }
 
+/// An agent's identity, instructions and capabilities as the rules read them: each field
+/// when it has the right type.
+pub(crate) struct AgentHeadView<'a> {
+    pub(crate) id: Option<&'a str>,
+    pub(crate) name: Option<&'a str>,
+    pub(crate) instructions: InstructionsView<'a>,
+    /// How many capability declarations; `None` when `capabilities` is not a list.
+    pub(crate) capabilities: Option<usize>,
+}
+
+/// An agent's instructions as the rules read them.
+pub(crate) enum InstructionsView<'a> {
+    /// An inline template (perhaps blank).
+    Inline(&'a str),
+    /// A prompt block reference, with its block id when that is a string.
+    Prompt(Option<&'a str>),
+    /// Neither.
+    Neither,
+}
+
+/// The issues of an agent's identity, instructions and capabilities at `base`
+/// (`/agents/<i>`): a blank id or name, blank instructions, a prompt reference whose id is no
+/// block id, no capability declarations.
+pub(crate) fn head_issues(base: &str, agent: &AgentHeadView<'_>) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let mut error = |field: &str, message: &str| {
+        out.push(Issue::error(
+            IssueCode::InvalidAgent,
+            format!("{base}/{field}"),
+            message,
+        ));
+    };
+    if agent.id.is_none_or(|id| id.trim().is_empty()) {
+        error("id", "id must be a non-empty string");
+    }
+    if agent.name.is_none_or(|n| n.trim().is_empty()) {
+        error("name", "name must be a non-empty string");
+    }
+    match agent.instructions {
+        InstructionsView::Inline(s) if !s.trim().is_empty() => {}
+        InstructionsView::Prompt(id) => {
+            if !id.is_some_and(is_block_id) {
+                error("instructions/prompt", BLOCK_ID_MESSAGE);
+            }
+        }
+        _ => error(
+            "instructions",
+            "instructions must be a non-empty string, or a prompt block { prompt, version }",
+        ),
+    }
+    if agent.capabilities.is_none_or(|n| n == 0) {
+        error(
+            "capabilities",
+            "capabilities must be a non-empty array of Capability declarations",
+        );
+    }
+    out
+}
+
+/// The issues of an agent's tool references `(position, id, range)` at `base`: a blank id
+/// or range, and (a warning) a tool listed twice.
+pub(crate) fn tool_ref_issues<'a>(
+    base: &str,
+    tools: impl Iterator<Item = (usize, Option<&'a str>, Option<&'a str>)>,
+) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let mut ids: Vec<&str> = Vec::new();
+    for (j, id, range) in tools {
+        let at = |field: &str| format!("{base}/tools/{j}/{field}");
+        match id.filter(|id| !id.trim().is_empty()) {
+            Some(id) => {
+                if ids.contains(&id) {
+                    out.push(Issue::warning(IssueCode::DuplicateRef, at("id"), format!(
+                        "tool \"{id}\" is listed twice; the first reference wins at run start, remove the duplicate"
+                    )));
+                }
+                ids.push(id);
+            }
+            None => out.push(Issue::error(
+                IssueCode::InvalidAgent,
+                at("id"),
+                "tool id must be a non-empty string",
+            )),
+        }
+        if range.is_none_or(|r| r.trim().is_empty()) {
+            out.push(Issue::error(IssueCode::InvalidAgent, at("version"), "tool version must be a non-empty semver range string (e.g., \"1.2.3\", \"^1.2.3\", \"~1.2.3\"). Deep grammar validation runs at dispatch time via the `semver` library."));
+        }
+    }
+    out
+}
+
+/// The issues of an agent's guardrail ids `(position, id)` at `base`: a blank id, and (a
+/// warning) a guardrail listed twice.
+pub(crate) fn guardrail_ref_issues<'a>(
+    base: &str,
+    ids: impl Iterator<Item = (usize, Option<&'a str>)>,
+) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (j, id) in ids {
+        let at = format!("{base}/guardrails/{j}");
+        match id.filter(|id| !id.trim().is_empty()) {
+            Some(id) => {
+                if seen.contains(&id) {
+                    out.push(Issue::warning(IssueCode::DuplicateRef, at, format!(
+                        "guardrail \"{id}\" is listed twice; it runs once per check point, remove the duplicate"
+                    )));
+                }
+                seen.push(id);
+            }
+            None => out.push(Issue::error(
+                IssueCode::InvalidAgent,
+                at,
+                "guardrail id must be a non-empty string",
+            )),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,9 @@
 //! [`CompiledPack::compile`]: tools, blocks and agents of one pack index, compiled once.
 
 use super::agent_rules::{
-    PROMPT_PARAMETERS_MESSAGE, ParameterView, parameter_value_issues, settings_ref_value_issues,
+    AgentHeadView, InstructionsView, PROMPT_PARAMETERS_MESSAGE, ParameterView,
+    guardrail_ref_issues, head_issues, parameter_value_issues, settings_ref_value_issues,
+    tool_ref_issues,
 };
 use super::model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
@@ -324,7 +326,13 @@ fn block_parameters(
             (!failed).then(|| parameters_of(&params))
         }
         Err(_) => {
+            // Each wrong field, then the rules on the values that are there.
             crate::index::parameter_list_issues(list, &at, issues);
+            let items = list.as_array().map_or(&[][..], Vec::as_slice);
+            issues.extend(parameter_value_issues(
+                items.iter().map(ParameterView::of_raw),
+                &at,
+            ));
             None
         }
     }
@@ -359,7 +367,9 @@ impl AgentParts {
 pub(crate) struct AgentRef<'a> {
     index: usize,
     id: &'a str,
+    name: &'a str,
     version: &'a str,
+    guardrails: &'a [String],
     instructions: &'a Instructions,
     tools: &'a [ToolRef],
     settings: &'a [SettingsRef],
@@ -375,7 +385,9 @@ impl<'a> AgentRef<'a> {
         AgentRef {
             index: a.index,
             id: &agent.id,
+            name: &agent.name,
             version: &agent.version,
+            guardrails: agent.guardrails.as_deref().unwrap_or_default(),
             instructions: &agent.instructions,
             tools: &agent.tools,
             settings: agent.settings.as_deref().unwrap_or_default(),
@@ -396,7 +408,9 @@ impl<'a> AgentRef<'a> {
         AgentRef {
             index,
             id: &shape.id,
+            name: &shape.name,
             version: &shape.version,
+            guardrails: shape.guardrails.as_deref().unwrap_or_default(),
             instructions: &shape.instructions,
             tools: &shape.tools,
             settings: shape.settings.as_deref().unwrap_or_default(),
@@ -450,9 +464,37 @@ fn compile_agent(agent: &AgentRef<'_>, resolver: &Resolver<'_>) -> (PackAgent, V
     )
 }
 
-/// The `defineAgent` rules on the values of the agent's parameters and settings references
-/// (see [`super::agent_rules`]); parameters beside a prompt block are refused too.
+/// The `defineAgent` rules on the agent's values (see [`super::agent_rules`]): identity,
+/// instructions, capabilities, tool and guardrail references, parameters (none beside a prompt
+/// block), settings references. Warnings (a reference listed twice, a parameter named
+/// `input`) do not fail the agent.
 fn value_rules(agent: &AgentRef<'_>, base: &str, parts: &mut AgentParts) {
+    let head = AgentHeadView {
+        id: Some(agent.id),
+        name: Some(agent.name),
+        instructions: match agent.instructions {
+            Instructions::Template(source) => InstructionsView::Inline(source),
+            Instructions::Prompt(r) => InstructionsView::Prompt(Some(&r.prompt)),
+        },
+        capabilities: Some(agent.capabilities.len()),
+    };
+    let tools = agent
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(j, t)| (j, Some(t.id.as_str()), Some(t.version.as_str())));
+    let guardrails = agent
+        .guardrails
+        .iter()
+        .enumerate()
+        .map(|(j, g)| (j, Some(g.as_str())));
+    let found = head_issues(base, &head)
+        .into_iter()
+        .chain(tool_ref_issues(base, tools))
+        .chain(guardrail_ref_issues(base, guardrails));
+    for issue in found {
+        parts.report(issue);
+    }
     if let Some(params) = agent.parameters {
         let list = format!("{base}/parameters");
         if matches!(agent.instructions, Instructions::Prompt(_)) {

@@ -26,8 +26,9 @@ mod rules;
 
 pub(crate) use crate::version_index::VersionIndex;
 pub(crate) use agent_rules::{
-    PROMPT_PARAMETERS_MESSAGE, ParameterView, is_block_id, parameter_value_issues,
-    settings_ref_value_issues,
+    AgentHeadView, InstructionsView, PROMPT_PARAMETERS_MESSAGE, ParameterView,
+    guardrail_ref_issues, head_issues, is_block_id, parameter_value_issues,
+    settings_ref_value_issues, tool_ref_issues,
 };
 pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackAgent, PackBlock};
 pub(crate) use model::{

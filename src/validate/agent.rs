@@ -79,10 +79,11 @@ pub(crate) struct AgentRules<'a> {
 }
 
 use crate::index::AgentShape;
-use crate::index::{BLOCK_ID_MESSAGE, RANGE_MESSAGE};
+use crate::index::RANGE_MESSAGE;
 use crate::pack::{
-    PROMPT_PARAMETERS_MESSAGE, ParameterView, is_block_id, parameter_value_issues,
-    settings_ref_value_issues,
+    AgentHeadView, InstructionsView, PROMPT_PARAMETERS_MESSAGE, ParameterView,
+    guardrail_ref_issues, head_issues, parameter_value_issues, settings_ref_value_issues,
+    tool_ref_issues,
 };
 
 impl AgentRules<'_> {
@@ -98,10 +99,8 @@ impl AgentRules<'_> {
         typed: Option<&AgentShape>,
         out: &mut AgentIssues<'_>,
     ) {
-        self.identity(agent, out);
-        self.content(agent, out);
+        self.head(agent, typed.is_some(), out);
         self.block_refs(agent, typed, out);
-        self.arrays(agent, out);
         self.retrieval(agent, out);
         self.parameters(agent.get("parameters"), &[], out);
         budget(agent, out);
@@ -118,56 +117,68 @@ impl AgentRules<'_> {
             .is_some_and(|v| self.compiled || (self.valid_range)(v))
     }
 
-    fn identity(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
-        if non_empty_trimmed(agent.get("id")).is_none() {
-            out.error(&["id"], "id must be a non-empty string");
+    /// Identity, instructions, capabilities, tool and guardrail references of an entry the
+    /// compile did not see (it checks those of the others, with the same functions): each
+    /// wrong field named, then the rules on the values.
+    fn head(&self, agent: &Map<String, Value>, typed: bool, out: &mut AgentIssues<'_>) {
+        if typed {
+            return;
         }
-        if !self.compiled
-            && !agent
-                .get("version")
-                .and_then(Value::as_str)
-                .is_some_and(is_exact_version)
+        if !agent
+            .get("version")
+            .and_then(Value::as_str)
+            .is_some_and(is_exact_version)
         {
             out.error(&["version"], "version must be a valid semver string");
         }
-        if non_empty_trimmed(agent.get("name")).is_none() {
-            out.error(&["name"], "name must be a non-empty string");
-        }
-    }
-
-    fn content(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
-        match agent.get("instructions") {
-            Some(Value::String(s)) if !s.trim().is_empty() => {}
-            Some(Value::Object(prompt_ref)) => {
-                if !prompt_ref
-                    .get("prompt")
-                    .and_then(Value::as_str)
-                    .is_some_and(is_block_id)
-                {
-                    out.error(&["instructions", "prompt"], BLOCK_ID_MESSAGE);
-                }
-                if !self.range_ok(prompt_ref.get("version")) {
-                    out.error(&["instructions", "version"], RANGE_MESSAGE);
-                }
-                // The compile checks this for an entry it saw.
-                if !self.compiled && agent.contains_key("parameters") {
-                    out.error(&["parameters"], PROMPT_PARAMETERS_MESSAGE);
-                }
+        let instructions = match agent.get("instructions") {
+            Some(Value::String(s)) => InstructionsView::Inline(s),
+            Some(Value::Object(r)) => InstructionsView::Prompt(text(r.get("prompt"))),
+            _ => InstructionsView::Neither,
+        };
+        let view = AgentHeadView {
+            id: text(agent.get("id")),
+            name: text(agent.get("name")),
+            instructions,
+            capabilities: agent
+                .get("capabilities")
+                .and_then(Value::as_array)
+                .map(Vec::len),
+        };
+        out.issues.extend(head_issues(out.base, &view));
+        if let Some(Value::Object(prompt_ref)) = agent.get("instructions") {
+            if !self.range_ok(prompt_ref.get("version")) {
+                out.error(&["instructions", "version"], RANGE_MESSAGE);
             }
-            _ => out.error(
-                &["instructions"],
-                "instructions must be a non-empty string, or a prompt block { prompt, version }",
-            ),
+            if agent.contains_key("parameters") {
+                out.error(&["parameters"], PROMPT_PARAMETERS_MESSAGE);
+            }
         }
-        if agent
-            .get("capabilities")
-            .and_then(Value::as_array)
-            .is_none_or(|c| c.is_empty())
-        {
-            out.error(
-                &["capabilities"],
-                "capabilities must be a non-empty array of Capability declarations",
-            );
+        match agent.get("tools") {
+            Some(Value::Array(tools)) => {
+                let mut refs = Vec::new();
+                for (j, tool) in tools.iter().enumerate() {
+                    if tool.is_object() {
+                        refs.push((j, text(tool.get("id")), text(tool.get("version"))));
+                    } else {
+                        out.error(&["tools", &j.to_string()], "each tool must be a { id, version } object; bare-string ids are not allowed");
+                    }
+                }
+                out.issues
+                    .extend(tool_ref_issues(out.base, refs.into_iter()));
+            }
+            _ => out.error(&["tools"], "tools must be an array of { id: string, version: string } refs. No bare-string ids — every tool must carry a semver range."),
+        }
+        match agent.get("guardrails") {
+            None => {}
+            Some(Value::Array(ids)) => {
+                let ids = ids.iter().enumerate().map(|(j, id)| (j, id.as_str()));
+                out.issues.extend(guardrail_ref_issues(out.base, ids));
+            }
+            Some(_) => out.error(
+                &["guardrails"],
+                "guardrails must be an array of guardrail ids",
+            ),
         }
     }
 
@@ -212,63 +223,6 @@ impl AgentRules<'_> {
             .iter()
             .filter_map(|(at, r)| Some((at.clone(), r.get("id")?.as_str()?)));
         out.issues.extend(settings_ref_value_issues(ids));
-    }
-
-    fn arrays(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
-        match agent.get("tools") {
-            Some(Value::Array(tools)) => {
-                let mut ids: Vec<&str> = Vec::new();
-                for (i, tool) in tools.iter().enumerate() {
-                    let index = i.to_string();
-                    let Some(obj) = tool.as_object() else {
-                        out.error(&["tools", &index], "each tool must be a { id, version } object; bare-string ids are not allowed");
-                        continue;
-                    };
-                    match non_empty_trimmed(obj.get("id")) {
-                        Some(id) => {
-                            if ids.contains(&id) {
-                                out.push(IssueCode::DuplicateRef, Severity::Warning, &["tools", &index, "id"], format!(
-                                    "tool \"{id}\" is listed twice; the first reference wins at run start, remove the duplicate"
-                                ));
-                            }
-                            ids.push(id);
-                        }
-                        None => out.error(&["tools", &index, "id"], "tool id must be a non-empty string"),
-                    }
-                    if non_empty_trimmed(obj.get("version")).is_none() {
-                        out.error(&["tools", &index, "version"], "tool version must be a non-empty semver range string (e.g., \"1.2.3\", \"^1.2.3\", \"~1.2.3\"). Deep grammar validation runs at dispatch time via the `semver` library.");
-                    }
-                }
-            }
-            _ => out.error(&["tools"], "tools must be an array of { id: string, version: string } refs. No bare-string ids — every tool must carry a semver range."),
-        }
-        match agent.get("guardrails") {
-            None => {}
-            Some(Value::Array(ids)) => {
-                let mut seen: Vec<&str> = Vec::new();
-                for (i, id) in ids.iter().enumerate() {
-                    let index = i.to_string();
-                    match non_empty_trimmed(Some(id)) {
-                        Some(id) => {
-                            if seen.contains(&id) {
-                                out.push(IssueCode::DuplicateRef, Severity::Warning, &["guardrails", &index], format!(
-                                    "guardrail \"{id}\" is listed twice; it runs once per check point, remove the duplicate"
-                                ));
-                            }
-                            seen.push(id);
-                        }
-                        None => out.error(
-                            &["guardrails", &index],
-                            "guardrail id must be a non-empty string",
-                        ),
-                    }
-                }
-            }
-            Some(_) => out.error(
-                &["guardrails"],
-                "guardrails must be an array of guardrail ids",
-            ),
-        }
     }
 
     /// Retrieval intents, per agent schema 1.6.0 (agents.md open question 3: the schema's
@@ -433,6 +387,11 @@ impl AgentRules<'_> {
             }
         }
     }
+}
+
+/// `v` when it is a string.
+fn text(v: Option<&Value>) -> Option<&str> {
+    v.and_then(Value::as_str)
 }
 
 fn budget(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
@@ -645,12 +604,7 @@ mod tests {
     }
 
     #[test]
-    fn block_ids_and_versions() {
-        assert!(is_block_id("acme.reply-prompt"));
-        assert!(!is_block_id("acme"));
-        assert!(!is_block_id("Acme.x"));
-        assert!(!is_block_id("acme..x"));
-        assert!(!is_block_id("-a.b"));
+    fn exact_versions() {
         assert!(is_exact_version("1.2.3-rc.1"));
         assert!(is_exact_version("01.2.3"));
         assert!(!is_exact_version("1.2.3+build"));
