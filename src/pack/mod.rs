@@ -12,7 +12,14 @@
 //!   the highest version in range among the pack's tools and those already deployed (npm's
 //!   prerelease rule); the instructions parsed (inline) or the prompt block pinned; settings
 //!   and model-settings block references pinned, their kinds and model settings checked; the
-//!   capability declarations checked and typed.
+//!   capability declarations checked and typed; and `defineAgent`'s rules on the typed values
+//!   (blank ids and names, parameters' names and defaults, block ids, references listed twice:
+//!   `agent_rules`), which deploy validation also runs, from the same functions, on entries
+//!   whose shape failed.
+//!
+//! An agent's parameters and settings references are typed at load
+//! ([`crate::index::wire::Parameter`], [`crate::index::wire::SettingsRef`]); one that does not
+//! type is a rejected entry, refused with the issue of each wrong field.
 //!
 //! Entries whose shape failed at load ([`crate::index::RejectedEntry`]) count as present for
 //! resolution, so a reference to one is not reported a second time as missing; registration
