@@ -321,6 +321,45 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
             Some("invalid-agent"),
         ),
         (
+            "prompt block with a blank template",
+            synthetic(|d| d["blocks"][0]["content"]["template"] = json!("  ")),
+            Some("invalid-block"),
+        ),
+        (
+            "prompt block with a content field beyond template and parameters",
+            synthetic(|d| d["blocks"][0]["content"]["tone"] = json!("warm")),
+            Some("invalid-block"),
+        ),
+        (
+            "block id that is not dotted",
+            synthetic(|d| {
+                d["blocks"][1]["id"] = json!("s");
+                d["agents"][0]["settings"] = json!([{"id": "s", "version": "^1.0.0"}]);
+            }),
+            Some("invalid-block"),
+        ),
+        (
+            "block description that is null",
+            synthetic(|d| d["blocks"][0]["description"] = Value::Null),
+            Some("invalid-shape"),
+        ),
+        (
+            "settings values outside their schema",
+            synthetic(|d| {
+                d["blocks"][1]["content"]["schema"] =
+                    json!({"type": "object", "properties": {"k": {"type": "string"}}});
+            }),
+            Some("settings-values"),
+        ),
+        (
+            "settings schema with a tunable string",
+            synthetic(|d| {
+                d["blocks"][1]["content"]["schema"] = json!({"type": "object",
+                    "properties": {"k": {"type": "integer", "x-kindgi-tunable": true}}});
+            }),
+            Some("invalid-block"),
+        ),
+        (
             "prompt block parameters wrong in shape and in value",
             synthetic(|d| {
                 d["blocks"][0]["content"]["parameters"] = json!([

@@ -414,8 +414,12 @@ pub struct Block {
     pub version: String,
     /// Prompt or settings.
     pub kind: BlockKind,
-    /// Prose description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Prose description (a `null` is refused, not read as absent).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub description: Option<String>,
     /// A prompt's `{template, parameters?}` or settings' `{values, schema?}`.
     pub content: Value,

@@ -5,6 +5,7 @@ use super::agent_rules::{
     guardrail_ref_issues, head_issues, parameter_value_issues, settings_ref_value_issues,
     tool_ref_issues,
 };
+use super::block_rules::typed_block_issues;
 use super::model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
     ToolRefC,
@@ -17,6 +18,7 @@ use crate::index::wire::{Agent, Block, BlockKind, Instructions, Parameter, Setti
 use crate::index::{AgentShape, Indexed, PackIndex, RANGE_MESSAGE};
 use crate::range::{Range, is_exact_version, is_plain_version, parse_version};
 use crate::route::Capability;
+use crate::schema::SchemaCache;
 use crate::template::CompiledTemplate;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -262,7 +264,7 @@ fn compile_block(
             match parse_template(source, &format!("{at}/content/template")) {
                 Ok(t) => {
                     let t = Arc::new(t);
-                    let params = block_parameters(b, issues);
+                    let params = block_parameters(b);
                     (
                         Some(Arc::clone(&t)),
                         params.map(|params| BlockContent::Prompt {
@@ -289,8 +291,12 @@ fn compile_block(
             }),
         ),
     };
+    // The block rules last, so the issues keep the order of the checks above.
+    let found = typed_block_issues(&b.entry, &at, SchemaCache::global());
+    let rules_failed = found.iter().any(|i| i.severity() == Severity::Error);
+    issues.extend(found);
     let block = match (&version, content) {
-        (Some(v), Some(content)) => Some(Arc::new(CompiledBlock {
+        (Some(v), Some(content)) if !rules_failed => Some(Arc::new(CompiledBlock {
             version: v.clone(),
             version_text: text.clone(),
             content,
@@ -308,33 +314,14 @@ fn compile_block(
     )
 }
 
-/// A prompt block's declared parameters, typed; `None` when they do not type (each wrong
-/// field's issue pushed), so the block is never registered with a parameter dropped.
-fn block_parameters(
-    b: &Indexed<Block>,
-    issues: &mut Vec<Issue>,
-) -> Option<Vec<crate::template::PromptParameter>> {
-    let Some(list) = b.entry.content.get("parameters") else {
-        return Some(Vec::new());
-    };
-    let at = format!("/blocks/{}/content/parameters", b.index);
-    match Vec::<Parameter>::deserialize(list) {
-        Ok(params) => {
-            let found = parameter_value_issues(params.iter().map(ParameterView::of_typed), &at);
-            let failed = found.iter().any(|i| i.severity() == Severity::Error);
-            issues.extend(found);
-            (!failed).then(|| parameters_of(&params))
-        }
-        Err(_) => {
-            // Each wrong field, then the rules on the values that are there.
-            crate::index::parameter_list_issues(list, &at, issues);
-            let items = list.as_array().map_or(&[][..], Vec::as_slice);
-            issues.extend(parameter_value_issues(
-                items.iter().map(ParameterView::of_raw),
-                &at,
-            ));
-            None
-        }
+/// A prompt block's declared parameters, typed; `None` when they do not type (the block
+/// rules name each wrong field), so the block is never registered with a parameter dropped.
+fn block_parameters(b: &Indexed<Block>) -> Option<Vec<crate::template::PromptParameter>> {
+    match b.entry.content.get("parameters") {
+        None => Some(Vec::new()),
+        Some(list) => Vec::<Parameter>::deserialize(list)
+            .ok()
+            .map(|params| parameters_of(&params)),
     }
 }
 

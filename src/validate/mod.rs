@@ -5,7 +5,6 @@
 //! [`Report`], sorted in the documented order (by instance path, then code).
 
 mod agent;
-mod block;
 mod confusable;
 mod determinism;
 mod entries;
@@ -283,8 +282,15 @@ impl EntryContext<'_> {
         typed: Option<&PackBlock>,
     ) -> Vec<Issue> {
         let mut out = Vec::new();
-        let rules = self.rules(typed.is_some());
-        block::check_block(block, &format!("/blocks/{i}"), rules, &mut out);
+        // The compile ran the block rules on a typed block.
+        if typed.is_none() {
+            crate::pack::check_block(
+                block,
+                &format!("/blocks/{i}"),
+                SchemaCache::global(),
+                &mut out,
+            );
+        }
         let template = typed.map(|b| b.template.as_ref());
         templates::check_block_template(i, block, template, &mut out);
         out

@@ -1,19 +1,55 @@
 //! Data block rules (agents.md §4.1, `validateBlock`): id and version patterns, the prompt and
-//! settings content shapes, settings values against their schema, and the tunable mark.
+//! settings content shapes, prompt parameters, settings values against their schema, and the
+//! tunable mark.
 //!
-//! The template checks of prompt blocks (parse, strict variables against the block's own
-//! parameters) run with the other template checks.
+//! The pack compile runs them on every typed block ([`typed_block_issues`]), so registration
+//! refuses a block that breaks one; deploy validation runs [`check_block`] on a block whose
+//! shape failed, read from the document. The template checks of prompt blocks (parse, strict
+//! variables against the block's own parameters) run with the other template checks.
 
-use super::agent::{AgentIssues, AgentRules};
+use super::agent_rules::{ParameterView, is_block_id, parameter_value_issues};
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, pointer};
-use crate::pack::is_block_id;
+use crate::index::wire::{Block, BlockKind};
 use crate::range::is_plain_version;
-use serde_json::{Map, Value};
+use crate::schema::SchemaCache;
+use serde_json::Value;
 
-/// Checks one block entry at `base` (`/blocks/<i>`), in upstream's order: id, version,
-/// description, content.
-pub(crate) fn check_block(block: &Value, base: &str, rules: &AgentRules<'_>, out: &mut Vec<Issue>) {
+/// What a block id that is not a dotted lowercase id is told.
+const ID_MESSAGE: &str = "id must be a dotted lowercase id, e.g. \"acme.intake-prompt\"";
+
+/// The rules on typed block `b` at `base` (`/blocks/<i>`): its id, and its content for its
+/// kind (its version is the compile's own check).
+pub(crate) fn typed_block_issues(b: &Block, base: &str, schemas: &SchemaCache) -> Vec<Issue> {
+    let mut out = Vec::new();
+    if !is_block_id(&b.id) {
+        out.push(Issue::error(
+            IssueCode::InvalidBlock,
+            format!("{base}/id"),
+            ID_MESSAGE,
+        ));
+    }
+    content_issues(b.kind, &b.content, base, schemas, &mut out);
+    out
+}
+
+/// The rules on a block's content for its `kind`.
+fn content_issues(
+    kind: BlockKind,
+    content: &Value,
+    base: &str,
+    schemas: &SchemaCache,
+    out: &mut Vec<Issue>,
+) {
+    match kind {
+        BlockKind::Prompt => prompt(content, base, out),
+        BlockKind::Settings => settings(content, base, schemas, out),
+    }
+}
+
+/// Checks one block entry at `base` (`/blocks/<i>`) read from the document (a block whose
+/// shape failed), in upstream's order: id, version, description, content.
+pub(crate) fn check_block(block: &Value, base: &str, schemas: &SchemaCache, out: &mut Vec<Issue>) {
     let err = |out: &mut Vec<Issue>, tokens: &[&str], message: &str| {
         out.push(Issue::error(
             IssueCode::InvalidBlock,
@@ -30,18 +66,12 @@ pub(crate) fn check_block(block: &Value, base: &str, rules: &AgentRules<'_>, out
         .and_then(Value::as_str)
         .is_some_and(is_block_id)
     {
-        err(
-            out,
-            &["id"],
-            "id must be a dotted lowercase id, e.g. \"acme.intake-prompt\"",
-        );
+        err(out, &["id"], ID_MESSAGE);
     }
-    // The pack compile checks a typed block's version (and reads it as npm does).
-    if !rules.compiled
-        && !obj
-            .get("version")
-            .and_then(Value::as_str)
-            .is_some_and(is_plain_version)
+    if !obj
+        .get("version")
+        .and_then(Value::as_str)
+        .is_some_and(is_plain_version)
     {
         err(
             out,
@@ -52,15 +82,16 @@ pub(crate) fn check_block(block: &Value, base: &str, rules: &AgentRules<'_>, out
     if obj.get("description").is_some_and(|d| !d.is_string()) {
         err(out, &["description"], "description must be a string");
     }
+    let content = obj.get("content").unwrap_or(&Value::Null);
     match obj.get("kind").and_then(Value::as_str) {
-        Some("prompt") => prompt(obj, base, rules, out),
-        Some("settings") => settings(obj, base, rules, out),
+        Some("prompt") => content_issues(BlockKind::Prompt, content, base, schemas, out),
+        Some("settings") => content_issues(BlockKind::Settings, content, base, schemas, out),
         _ => err(out, &["kind"], "kind must be one of: prompt, settings"),
     }
 }
 
-fn prompt(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mut Vec<Issue>) {
-    let Some(content) = obj.get("content").and_then(Value::as_object) else {
+fn prompt(content: &Value, base: &str, out: &mut Vec<Issue>) {
+    let Some(content) = content.as_object() else {
         out.push(Issue::error(
             IssueCode::InvalidBlock,
             format!("{base}/content"),
@@ -90,13 +121,20 @@ fn prompt(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mu
         ));
         return; // upstream stops the other checks here
     }
-    let mut issues = AgentIssues::new(base);
-    rules.parameters(content.get("parameters"), &["content"], &mut issues);
-    out.extend(issues.into_issues());
+    if let Some(list) = content.get("parameters") {
+        // Each wrong field, then the rules on the values that are there.
+        let at = format!("{base}/content/parameters");
+        crate::index::parameter_list_issues(list, &at, out);
+        let items = list.as_array().map_or(&[][..], Vec::as_slice);
+        out.extend(parameter_value_issues(
+            items.iter().map(ParameterView::of_raw),
+            &at,
+        ));
+    }
 }
 
-fn settings(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &mut Vec<Issue>) {
-    let Some(content) = obj.get("content").and_then(Value::as_object) else {
+fn settings(content: &Value, base: &str, schemas: &SchemaCache, out: &mut Vec<Issue>) {
+    let Some(content) = content.as_object() else {
         out.push(Issue::error(
             IssueCode::InvalidBlock,
             format!("{base}/content"),
@@ -135,13 +173,13 @@ fn settings(obj: &Map<String, Value>, base: &str, rules: &AgentRules<'_>, out: &
         return;
     }
     tunable_marks(schema, &schema_at, out);
-    match rules.schemas.get(schema).as_ref() {
+    match schemas.get(schema).as_ref() {
         Ok(compiled) => out.extend(compiled.issues(
             values,
             &format!("{base}/content/values"),
             IssueCode::SettingsValues,
         )),
-        Err(_) => out.extend(rules.schemas.compile_issues(schema, &schema_at)),
+        Err(_) => out.extend(schemas.compile_issues(schema, &schema_at)),
     }
 }
 
@@ -208,18 +246,12 @@ fn tunable_marks(schema: &Value, at: &str, out: &mut Vec<Issue>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::SchemaCache;
     use serde_json::json;
 
     fn check(block: Value) -> Vec<(String, String, String)> {
         let schemas = SchemaCache::new();
-        let rules = AgentRules {
-            valid_range: &|_: &str| true,
-            compiled: false,
-            schemas: &schemas,
-        };
         let mut out = Vec::new();
-        check_block(&block, "/blocks/0", &rules, &mut out);
+        check_block(&block, "/blocks/0", &schemas, &mut out);
         out.into_iter()
             .map(|i| {
                 (
