@@ -390,6 +390,40 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
             Some("invalid-agent"),
         ),
         (
+            "budget of zero steps",
+            synthetic(|d| d["agents"][0]["budget"] = json!({"maxSteps": 0})),
+            Some("invalid-agent"),
+        ),
+        (
+            "output schema Ajv strict mode refuses",
+            synthetic(|d| {
+                d["agents"][0]["output"] = json!({"schema": {"type": "object", "required": ["b"]}});
+            }),
+            Some("schema-compile"),
+        ),
+        (
+            "output that is null",
+            synthetic(|d| d["agents"][0]["output"] = Value::Null),
+            Some("invalid-agent"),
+        ),
+        (
+            "retrieval intent without a scope",
+            synthetic(|d| d["agents"][0]["retrieval"] = json!([{"types": ["fact"]}])),
+            Some("invalid-agent"),
+        ),
+        (
+            "tool errors retrying eleven times",
+            synthetic(|d| d["agents"][0]["toolErrors"] = json!({"maxRetries": 11})),
+            Some("invalid-agent"),
+        ),
+        (
+            "conversation policy that closes by itself",
+            synthetic(|d| {
+                d["agents"][0]["conversationPolicy"] = json!({"autoCloseAfterInactiveSeconds": 60});
+            }),
+            Some("invalid-agent"),
+        ),
+        (
             "parameter declared twice",
             synthetic(|d| {
                 d["agents"][0]["parameters"] =

@@ -81,7 +81,7 @@ pub(crate) struct AgentShape {
     pub(crate) model_settings: Option<SettingsRef>,
     capabilities: Vec<IgnoredAny>,
     pub(crate) tools: Vec<ToolRef>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     retrieval: Option<Vec<IgnoredAny>>,
     #[serde(default)]
     memory: Option<IgnoredAny>,
@@ -143,7 +143,7 @@ impl FromDocument for Agent {
             description: shape.description,
             tags: shape.tags,
             conversation_policy: open(raw, "conversationPolicy"),
-            output: open(raw, "output"),
+            output: raw.get("output").cloned(),
             tool_errors: open(raw, "toolErrors"),
             parallel_tool_calls: shape.parallel_tool_calls,
             module_path: shape.module_path,
@@ -168,7 +168,7 @@ pub(crate) fn agent_refusal(raw: &Value, index: usize) -> Vec<Issue> {
     }
     let mut rest = raw.clone();
     if let Some(obj) = rest.as_object_mut() {
-        for key in ["settings", "modelSettings", "parameters"] {
+        for key in ["settings", "modelSettings", "parameters", "retrieval"] {
             obj.remove(key);
         }
     }
@@ -213,9 +213,10 @@ mod tests {
         }
         let (ours, serde) = both(&nulls);
         assert_eq!(ours, serde);
-        assert_eq!(ours.map(|a| a.output), Ok(None));
+        // A null output is kept for the agent rules to refuse.
+        assert_eq!(ours.map(|a| a.output), Ok(Some(Value::Null)));
         // These the index schema refuses as `null`, and so do the types.
-        for key in ["settings", "modelSettings", "parameters"] {
+        for key in ["settings", "modelSettings", "parameters", "retrieval"] {
             let mut null = full.clone();
             null[key] = Value::Null;
             let (ours, serde) = both(&null);

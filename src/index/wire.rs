@@ -333,8 +333,12 @@ pub struct Agent {
     pub capabilities: Vec<Value>,
     /// Tool references.
     pub tools: Vec<ToolRef>,
-    /// Retrieval intents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Retrieval intents (a `null` is refused).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub retrieval: Option<Vec<Value>>,
     /// Memory settings (open object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -367,8 +371,13 @@ pub struct Agent {
     /// Conversation policy (object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation_policy: Option<Value>,
-    /// Typed output `{schema, name?, maxRepairs?}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Typed output `{schema, name?, maxRepairs?}`; a `null` is kept (the agent rules refuse
+    /// it), not read as absent.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub output: Option<Value>,
     /// Tool-error retry policy `{maxRetries?, retryOn?}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,6 +6,7 @@ use super::agent_rules::{
     tool_ref_issues,
 };
 use super::block_rules::typed_block_issues;
+use super::define_agent::{AgentIssues, AgentRules, OpenFields};
 use super::model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
     ToolRefC,
@@ -363,6 +364,7 @@ pub(crate) struct AgentRef<'a> {
     model_settings: Option<&'a SettingsRef>,
     parameters: Option<&'a [Parameter]>,
     capabilities: &'a [Value],
+    open: OpenFields<'a>,
 }
 
 impl<'a> AgentRef<'a> {
@@ -381,6 +383,13 @@ impl<'a> AgentRef<'a> {
             model_settings: agent.model_settings.as_ref(),
             parameters: agent.parameters.as_deref(),
             capabilities: &agent.capabilities,
+            open: OpenFields {
+                retrieval: agent.retrieval.as_deref().unwrap_or_default(),
+                budget: agent.budget.as_ref(),
+                conversation_policy: agent.conversation_policy.as_ref(),
+                tool_errors: agent.tool_errors.as_ref(),
+                output: agent.output.as_ref(),
+            },
         }
     }
 
@@ -392,6 +401,7 @@ impl<'a> AgentRef<'a> {
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice)
         };
+        let field = |key: &str| raw.get(key).filter(|v| !v.is_null());
         AgentRef {
             index,
             id: &shape.id,
@@ -404,6 +414,14 @@ impl<'a> AgentRef<'a> {
             model_settings: shape.model_settings.as_ref(),
             parameters: shape.parameters.as_deref(),
             capabilities: list("capabilities"),
+            // As serde reads them into the typed agent: a `null` is absent but in `output`.
+            open: OpenFields {
+                retrieval: list("retrieval"),
+                budget: field("budget"),
+                conversation_policy: field("conversationPolicy"),
+                tool_errors: field("toolErrors"),
+                output: raw.get("output"),
+            },
         }
     }
 }
@@ -430,6 +448,7 @@ fn compile_agent(agent: &AgentRef<'_>, resolver: &Resolver<'_>) -> (PackAgent, V
         )
     });
     value_rules(agent, &base, &mut parts);
+    open_field_rules(agent, &base, &mut parts);
     let capabilities = capabilities(agent, &base, &mut parts);
     let compiled = match (version, instructions) {
         (Some(version), Some(instructions)) if !parts.failed => Some(AgentDraft {
@@ -506,6 +525,20 @@ fn value_rules(agent: &AgentRef<'_>, base: &str, parts: &mut AgentParts) {
         .map(|r| (format!("{base}/modelSettings"), r.id.as_str()));
     for issue in settings_ref_value_issues(settings.chain(model)) {
         parts.fail(issue);
+    }
+}
+
+/// The `defineAgent` rules on the fields the typed agent keeps as JSON values (retrieval,
+/// budget, conversationPolicy, toolErrors, output, its schema compiled under Ajv strict mode).
+fn open_field_rules(agent: &AgentRef<'_>, base: &str, parts: &mut AgentParts) {
+    let rules = AgentRules {
+        valid_range: &super::rules::is_range,
+        schemas: SchemaCache::global(),
+    };
+    let mut found = AgentIssues::new(base);
+    rules.check_open_fields(&agent.open, &mut found);
+    for issue in found.into_issues() {
+        parts.report(issue);
     }
 }
 

@@ -28,18 +28,15 @@
 mod agent_rules;
 mod block_rules;
 mod compile;
+mod define_agent;
 mod model;
 mod resolve;
 mod rules;
 
 pub(crate) use crate::version_index::VersionIndex;
-pub(crate) use agent_rules::{
-    AgentHeadView, InstructionsView, PROMPT_PARAMETERS_MESSAGE, ParameterView,
-    guardrail_ref_issues, head_issues, parameter_value_issues, settings_ref_value_issues,
-    tool_ref_issues,
-};
 pub(crate) use block_rules::check_block;
 pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackAgent, PackBlock};
+pub(crate) use define_agent::{AgentIssues, AgentRules};
 pub(crate) use model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
     ToolRecord, ToolRefC,

@@ -4,7 +4,6 @@
 //! module over the document and the typed model, collecting every issue into one
 //! [`Report`], sorted in the documented order (by instance path, then code).
 
-mod agent;
 mod confusable;
 mod determinism;
 mod entries;
@@ -19,9 +18,9 @@ pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};
 
 use crate::diagnostics::{Issue, Report};
 use crate::index::{self, Limits};
+use crate::pack::{AgentIssues, AgentRules};
 use crate::pack::{AgentRef, CompiledPack, Deployed, NothingDeployed, PackAgent, PackBlock};
 use crate::schema::SchemaCache;
-use agent::{AgentIssues, AgentRules};
 use published::CatalogTools;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -159,14 +158,9 @@ fn check_entries(
     let fallback_rules = AgentRules {
         valid_range: &crate::pack::is_range,
         schemas: SchemaCache::global(),
-        compiled: false,
     };
     let cx = EntryContext {
         compiled: &compiled,
-        compiled_rules: AgentRules {
-            compiled: true,
-            ..fallback_rules
-        },
         fallback_rules,
         templates: templates::TemplateContext::new(document),
         agent_shape_failed,
@@ -213,8 +207,7 @@ fn check_entries(
 struct EntryContext<'a> {
     /// The pack's tools and blocks compiled, and the resolver its references pin through.
     compiled: &'a CompiledPack<'a>,
-    /// The entry rules for an entry the compile saw, and for one it did not.
-    compiled_rules: AgentRules<'a>,
+    /// The agent rules for an agent the compile did not see (it checks the others).
     fallback_rules: AgentRules<'a>,
     templates: templates::TemplateContext<'a>,
     /// Per agent entry, whether the index shape check found an issue.
@@ -222,14 +215,6 @@ struct EntryContext<'a> {
 }
 
 impl EntryContext<'_> {
-    fn rules(&self, compiled: bool) -> &AgentRules<'_> {
-        if compiled {
-            &self.compiled_rules
-        } else {
-            &self.fallback_rules
-        }
-    }
-
     /// Agent entry `/agents/<i>`: compiled as registration compiles it when it types (its
     /// issues reported as they are), then upstream's rules, the references the compile does
     /// not resolve, and the template checks.
@@ -258,7 +243,9 @@ impl EntryContext<'_> {
         };
         let shape = shape.as_ref().ok();
         let resolver = &self.compiled.resolver;
-        out.extend(check_agent(i, agent, shape, self.rules(typed.is_some())));
+        if typed.is_none() {
+            out.extend(check_agent(i, agent, &self.fallback_rules));
+        }
         refs::check_agent(resolver, i, agent, shape, &mut out);
         let instructions = typed.as_ref().map(|a| a.instructions.as_ref());
         templates::check_agent_template(
@@ -325,24 +312,16 @@ impl Deployed for PublishedDeployed<'_> {
     }
 }
 
-/// The agent rules of `/agents/<i>`, and, for an agent whose shape failed (the compile checks
-/// the others'), each capability declaration, so one run reports everything.
-fn check_agent(
-    i: usize,
-    agent: &serde_json::Value,
-    typed: Option<&index::AgentShape>,
-    rules: &AgentRules<'_>,
-) -> Vec<Issue> {
+/// The agent rules of `/agents/<i>`, whose shape failed (the compile checks the others), and
+/// each of its capability declarations, so one run reports everything.
+fn check_agent(i: usize, agent: &serde_json::Value, rules: &AgentRules<'_>) -> Vec<Issue> {
     let Some(obj) = agent.as_object() else {
         return Vec::new();
     };
     let base = format!("/agents/{i}");
     let mut out = AgentIssues::new(&base);
-    rules.check(obj, typed, &mut out);
+    rules.check(obj, &mut out);
     let mut issues = out.into_issues();
-    if rules.compiled {
-        return issues;
-    }
     let caps = obj
         .get("capabilities")
         .and_then(serde_json::Value::as_array);

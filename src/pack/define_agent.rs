@@ -1,9 +1,11 @@
-//! Agent rules (agents.md §2): every rule of upstream's `defineAgent`, run at deploy, plus
-//! the checks runstart adds (parameter default types, duplicate refs, unused parameters).
+//! Agent rules (agents.md §2) on JSON values: every rule of upstream's `defineAgent` for an
+//! agent read from the document (one whose shape failed, so the compile never saw it:
+//! [`AgentRules::check`]), and the rules on the fields a typed agent keeps as JSON values
+//! (retrieval, budget, conversationPolicy, toolErrors, output: [`AgentRules::check_open_fields`],
+//! which the compile runs).
 //!
-//! Issues carry upstream's paths (under `/agents/<i>`) and messages. Rules that need the
-//! compiled parts (ranges, templates, capabilities, cross references) live beside this
-//! module and are called from [`super::validate_index`].
+//! Issues carry upstream's paths (under `/agents/<i>`) and messages. The rules on typed values
+//! are [`super::agent_rules`]'s, which both paths call.
 
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Severity, pointer};
@@ -66,47 +68,56 @@ impl<'a> AgentIssues<'a> {
     }
 }
 
+/// The fields of a typed agent that stay JSON values, borrowed for their rules.
+#[derive(Default)]
+pub(crate) struct OpenFields<'a> {
+    pub retrieval: &'a [Value],
+    pub budget: Option<&'a Value>,
+    pub conversation_policy: Option<&'a Value>,
+    pub tool_errors: Option<&'a Value>,
+    pub output: Option<&'a Value>,
+}
+
 /// What the structural rules need beyond the agent itself.
 pub(crate) struct AgentRules<'a> {
     /// Whether an npm range string is valid (`semver.validRange`).
     pub valid_range: &'a (dyn Fn(&str) -> bool + Sync),
     /// The shared schema compile cache.
     pub schemas: &'a SchemaCache,
-    /// Whether the pack compile checked this entry (its typed form exists): then the checks it
-    /// makes — the entry's version, the ranges of its block references — are its alone, and
-    /// these rules skip them so nothing is reported twice.
-    pub compiled: bool,
 }
 
-use crate::index::AgentShape;
-use crate::index::RANGE_MESSAGE;
-use crate::pack::{
+use super::agent_rules::{
     AgentHeadView, InstructionsView, PROMPT_PARAMETERS_MESSAGE, ParameterView,
     guardrail_ref_issues, head_issues, parameter_value_issues, settings_ref_value_issues,
     tool_ref_issues,
 };
+use crate::index::RANGE_MESSAGE;
 
 impl AgentRules<'_> {
-    /// Every `defineAgent` rule, in upstream's order: identity, content, block refs, arrays,
-    /// retrieval, parameters, budget, conversationPolicy, toolErrors, output.
-    ///
-    /// `typed` is the agent's typed shape when it has one (the pack compile then checked its
-    /// version and the ranges of its block references); the parts of the rules that have typed
-    /// values read those.
-    pub(crate) fn check(
-        &self,
-        agent: &Map<String, Value>,
-        typed: Option<&AgentShape>,
-        out: &mut AgentIssues<'_>,
-    ) {
-        self.head(agent, typed.is_some(), out);
-        self.block_refs(agent, typed, out);
+    /// Every `defineAgent` rule on an agent read from the document, in upstream's order:
+    /// identity, content, block refs, arrays, retrieval, parameters, budget,
+    /// conversationPolicy, toolErrors, output.
+    pub(crate) fn check(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
+        self.head(agent, out);
+        self.block_refs(agent, out);
         self.retrieval(agent, out);
         self.parameters(agent.get("parameters"), &[], out);
-        budget(agent, out);
-        conversation_policy(agent, out);
-        tool_errors(agent, out);
-        self.output(agent, out);
+        budget(agent.get("budget"), out);
+        conversation_policy(agent.get("conversationPolicy"), out);
+        tool_errors(agent.get("toolErrors"), out);
+        self.output(agent.get("output"), out);
+    }
+
+    /// The rules on the fields a typed agent keeps as JSON values (`fields`), in upstream's
+    /// order: retrieval, budget, conversationPolicy, toolErrors, output. The compile runs
+    /// these; [`AgentRules::check`] runs them within every rule for an agent whose shape
+    /// failed.
+    pub(crate) fn check_open_fields(&self, fields: &OpenFields<'_>, out: &mut AgentIssues<'_>) {
+        retrieval_intents(fields.retrieval, out);
+        budget(fields.budget, out);
+        conversation_policy(fields.conversation_policy, out);
+        tool_errors(fields.tool_errors, out);
+        self.output(fields.output, out);
     }
 
     /// Whether a block reference's `version` is a range; a string's parse is the compile's to
@@ -114,16 +125,13 @@ impl AgentRules<'_> {
     fn range_ok(&self, version: Option<&Value>) -> bool {
         version
             .and_then(Value::as_str)
-            .is_some_and(|v| self.compiled || (self.valid_range)(v))
+            .is_some_and(|v| (self.valid_range)(v))
     }
 
     /// Identity, instructions, capabilities, tool and guardrail references of an entry the
     /// compile did not see (it checks those of the others, with the same functions): each
     /// wrong field named, then the rules on the values.
-    fn head(&self, agent: &Map<String, Value>, typed: bool, out: &mut AgentIssues<'_>) {
-        if typed {
-            return;
-        }
+    fn head(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
         if !agent
             .get("version")
             .and_then(Value::as_str)
@@ -185,15 +193,7 @@ impl AgentRules<'_> {
     /// The settings and model-settings references of an entry the compile did not see (it
     /// checks those of the others): each wrong field named (as registration names it, see
     /// [`crate::index::settings_ref_issues`]), then the rules on their ids and ranges.
-    fn block_refs(
-        &self,
-        agent: &Map<String, Value>,
-        typed: Option<&AgentShape>,
-        out: &mut AgentIssues<'_>,
-    ) {
-        if typed.is_some() {
-            return;
-        }
+    fn block_refs(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
         let mut refs: Vec<(String, &Value)> = Vec::new();
         match agent.get("settings") {
             None => {}
@@ -232,13 +232,19 @@ impl AgentRules<'_> {
         let Some(value) = agent.get("retrieval") else {
             return;
         };
-        let Some(intents) = value.as_array() else {
-            out.error(
+        match value.as_array() {
+            Some(intents) => retrieval_intents(intents, out),
+            None => out.error(
                 &["retrieval"],
                 "retrieval must be an array of RetrievalIntents",
-            );
-            return;
-        };
+            ),
+        }
+    }
+}
+
+/// The retrieval intents of an agent.
+fn retrieval_intents(intents: &[Value], out: &mut AgentIssues<'_>) {
+    {
         const SCOPES: [&str; 5] = [
             "same-conversation",
             "same-user",
@@ -322,7 +328,9 @@ impl AgentRules<'_> {
             }
         }
     }
+}
 
+impl AgentRules<'_> {
     /// Parameter rules (agents.md §2) of a `parameters` list read from an entry the compile
     /// did not see (it checks those of the others), shared with prompt blocks (`prefix` is
     /// where the list sits relative to the issue base: `[]` for agents, `["content"]` for
@@ -334,7 +342,7 @@ impl AgentRules<'_> {
         prefix: &[&str],
         out: &mut AgentIssues<'_>,
     ) {
-        let Some(value) = value.filter(|_| !self.compiled) else {
+        let Some(value) = value else {
             return;
         };
         let list = pointer::join(out.base, &[prefix, &["parameters"]].concat());
@@ -344,8 +352,8 @@ impl AgentRules<'_> {
         out.issues.extend(parameter_value_issues(views, &list));
     }
 
-    fn output(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
-        let Some(output) = agent.get("output") else {
+    fn output(&self, output: Option<&Value>, out: &mut AgentIssues<'_>) {
+        let Some(output) = output else {
             return;
         };
         let Some(obj) = output.as_object() else {
@@ -394,8 +402,8 @@ fn text(v: Option<&Value>) -> Option<&str> {
     v.and_then(Value::as_str)
 }
 
-fn budget(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
-    let Some(budget) = agent.get("budget").and_then(Value::as_object) else {
+fn budget(value: Option<&Value>, out: &mut AgentIssues<'_>) {
+    let Some(budget) = value.and_then(Value::as_object) else {
         return;
     };
     for key in budget.keys() {
@@ -421,8 +429,8 @@ fn budget(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
     }
 }
 
-fn conversation_policy(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
-    let Some(policy) = agent.get("conversationPolicy").and_then(Value::as_object) else {
+fn conversation_policy(value: Option<&Value>, out: &mut AgentIssues<'_>) {
+    let Some(policy) = value.and_then(Value::as_object) else {
         return;
     };
     const ROLES: [&str; 3] = ["standard", "senior", "admin"];
@@ -521,8 +529,8 @@ fn hitl_tools(value: &Value, out: &mut AgentIssues<'_>, modes: &[&str], roles: &
 
 /// `toolErrors` per `validateToolErrorsSpec`: `maxRetries` an integer 0..=10, `retryOn` unique
 /// values of invalid-arguments, unknown-tool, tool-error.
-fn tool_errors(agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
-    let Some(spec) = agent.get("toolErrors").and_then(Value::as_object) else {
+fn tool_errors(value: Option<&Value>, out: &mut AgentIssues<'_>) {
+    let Some(spec) = value.and_then(Value::as_object) else {
         return;
     };
     for (key, value) in spec {
@@ -575,11 +583,10 @@ mod tests {
         let schemas = SchemaCache::new();
         let rules = AgentRules {
             valid_range: &|r: &str| !r.contains('!'),
-            compiled: false,
             schemas: &schemas,
         };
         let mut out = AgentIssues::new("/agents/0");
-        rules.check(agent.as_object().expect("object"), None, &mut out);
+        rules.check(agent.as_object().expect("object"), &mut out);
         out.into_issues()
             .into_iter()
             .map(|i| {
