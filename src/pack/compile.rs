@@ -6,7 +6,7 @@ use super::agent_rules::{
     tool_ref_issues,
 };
 use super::block_rules::typed_block_issues;
-use super::define_agent::{AgentIssues, AgentRules, OpenFields};
+use super::define_agent::{AgentIssues, OpenFields, open_field_issues};
 use super::model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
     ToolRefC,
@@ -531,12 +531,8 @@ fn value_rules(agent: &AgentRef<'_>, base: &str, parts: &mut AgentParts) {
 /// The `defineAgent` rules on the fields the typed agent keeps as JSON values (retrieval,
 /// budget, conversationPolicy, toolErrors, output, its schema compiled under Ajv strict mode).
 fn open_field_rules(agent: &AgentRef<'_>, base: &str, parts: &mut AgentParts) {
-    let rules = AgentRules {
-        valid_range: &super::rules::is_range,
-        schemas: SchemaCache::global(),
-    };
     let mut found = AgentIssues::new(base);
-    rules.check_open_fields(&agent.open, &mut found);
+    open_field_issues(&agent.open, SchemaCache::global(), &mut found);
     for issue in found.into_issues() {
         parts.report(issue);
     }

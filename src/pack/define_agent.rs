@@ -1,7 +1,7 @@
 //! Agent rules (agents.md §2) on JSON values: every rule of upstream's `defineAgent` for an
 //! agent read from the document (one whose shape failed, so the compile never saw it:
 //! [`AgentRules::check`]), and the rules on the fields a typed agent keeps as JSON values
-//! (retrieval, budget, conversationPolicy, toolErrors, output: [`AgentRules::check_open_fields`],
+//! (retrieval, budget, conversationPolicy, toolErrors, output: [`open_field_issues`],
 //! which the compile runs).
 //!
 //! Issues carry upstream's paths (under `/agents/<i>`) and messages. The rules on typed values
@@ -100,24 +100,24 @@ impl AgentRules<'_> {
     pub(crate) fn check(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
         self.head(agent, out);
         self.block_refs(agent, out);
-        self.retrieval(agent, out);
         self.parameters(agent.get("parameters"), &[], out);
-        budget(agent.get("budget"), out);
-        conversation_policy(agent.get("conversationPolicy"), out);
-        tool_errors(agent.get("toolErrors"), out);
-        self.output(agent.get("output"), out);
-    }
-
-    /// The rules on the fields a typed agent keeps as JSON values (`fields`), in upstream's
-    /// order: retrieval, budget, conversationPolicy, toolErrors, output. The compile runs
-    /// these; [`AgentRules::check`] runs them within every rule for an agent whose shape
-    /// failed.
-    pub(crate) fn check_open_fields(&self, fields: &OpenFields<'_>, out: &mut AgentIssues<'_>) {
-        retrieval_intents(fields.retrieval, out);
-        budget(fields.budget, out);
-        conversation_policy(fields.conversation_policy, out);
-        tool_errors(fields.tool_errors, out);
-        self.output(fields.output, out);
+        let retrieval = agent.get("retrieval");
+        if retrieval.is_some_and(|r| !r.is_array()) {
+            out.error(
+                &["retrieval"],
+                "retrieval must be an array of RetrievalIntents",
+            );
+        }
+        let fields = OpenFields {
+            retrieval: retrieval
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice),
+            budget: agent.get("budget"),
+            conversation_policy: agent.get("conversationPolicy"),
+            tool_errors: agent.get("toolErrors"),
+            output: agent.get("output"),
+        };
+        open_field_issues(&fields, self.schemas, out);
     }
 
     /// Whether a block reference's `version` is a range; a string's parse is the compile's to
@@ -224,108 +224,93 @@ impl AgentRules<'_> {
             .filter_map(|(at, r)| Some((at.clone(), r.get("id")?.as_str()?)));
         out.issues.extend(settings_ref_value_issues(ids));
     }
-
-    /// Retrieval intents, per agent schema 1.6.0 (agents.md open question 3: the schema's
-    /// wider scopes and `source: conversations` are accepted, as the index format refers to
-    /// schema 1.6.0).
-    fn retrieval(&self, agent: &Map<String, Value>, out: &mut AgentIssues<'_>) {
-        let Some(value) = agent.get("retrieval") else {
-            return;
-        };
-        match value.as_array() {
-            Some(intents) => retrieval_intents(intents, out),
-            None => out.error(
-                &["retrieval"],
-                "retrieval must be an array of RetrievalIntents",
-            ),
-        }
-    }
 }
 
 /// The retrieval intents of an agent.
 fn retrieval_intents(intents: &[Value], out: &mut AgentIssues<'_>) {
-    {
-        const SCOPES: [&str; 5] = [
-            "same-conversation",
-            "same-user",
-            "same-segment",
-            "same-project",
-            "tenant",
-        ];
-        const FIELDS: [&str; 6] = ["source", "types", "roles", "scope", "limit", "mode"];
-        for (i, intent) in intents.iter().enumerate() {
-            let index = i.to_string();
-            let Some(obj) = intent.as_object() else {
-                out.error(
-                    &["retrieval", &index],
-                    "each retrieval intent must be an object",
-                );
-                continue;
-            };
-            for key in obj.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
-                out.error(
-                    &["retrieval", &index, key],
-                    format!("unknown retrieval intent field \"{key}\""),
-                );
-            }
-            let source = obj.get("source").and_then(Value::as_str).unwrap_or("facts");
-            if !matches!(source, "facts" | "conversations") {
-                out.error(
-                    &["retrieval", &index, "source"],
-                    "source must be facts or conversations",
-                );
-            }
-            let types_ok = obj.get("types").and_then(Value::as_array).is_some_and(|t| {
-                !t.is_empty() && t.iter().all(|x| non_empty_trimmed(Some(x)).is_some())
-            });
-            if source == "conversations" {
-                if obj.contains_key("types") {
-                    out.error(
-                        &["retrieval", &index, "types"],
-                        "a conversations intent takes no types",
-                    );
-                }
-            } else if !types_ok {
+    const SCOPES: [&str; 5] = [
+        "same-conversation",
+        "same-user",
+        "same-segment",
+        "same-project",
+        "tenant",
+    ];
+    const FIELDS: [&str; 6] = ["source", "types", "roles", "scope", "limit", "mode"];
+    for (i, intent) in intents.iter().enumerate() {
+        let index = i.to_string();
+        let Some(obj) = intent.as_object() else {
+            out.error(
+                &["retrieval", &index],
+                "each retrieval intent must be an object",
+            );
+            continue;
+        };
+        for key in obj.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+            out.error(
+                &["retrieval", &index, key],
+                format!("unknown retrieval intent field \"{key}\""),
+            );
+        }
+        let source = obj.get("source").and_then(Value::as_str).unwrap_or("facts");
+        if !matches!(source, "facts" | "conversations") {
+            out.error(
+                &["retrieval", &index, "source"],
+                "source must be facts or conversations",
+            );
+        }
+        let types_ok = obj.get("types").and_then(Value::as_array).is_some_and(|t| {
+            !t.is_empty() && t.iter().all(|x| non_empty_trimmed(Some(x)).is_some())
+        });
+        if source == "conversations" {
+            if obj.contains_key("types") {
                 out.error(
                     &["retrieval", &index, "types"],
-                    "each retrieval intent must declare at least one type",
+                    "a conversations intent takes no types",
                 );
             }
-            if let Some(roles) = obj.get("roles") {
-                let ok = roles.as_array().is_some_and(|r| {
-                    !r.is_empty()
-                        && r.iter()
-                            .all(|x| matches!(x.as_str(), Some("user" | "agent")))
-                });
-                if !ok || source != "conversations" {
-                    out.error(
-                        &["retrieval", &index, "roles"],
-                        "roles must be a non-empty list of user, agent, on a conversations intent",
-                    );
-                }
-            }
-            if !obj
-                .get("scope")
-                .and_then(Value::as_str)
-                .is_some_and(|s| SCOPES.contains(&s))
-            {
-                out.error(&["retrieval", &index, "scope"], "scope must be same-conversation, same-user, same-segment, same-project, or tenant");
-            }
-            if obj.get("limit").is_some_and(|l| !is_positive_integer(l)) {
+        } else if !types_ok {
+            out.error(
+                &["retrieval", &index, "types"],
+                "each retrieval intent must declare at least one type",
+            );
+        }
+        if let Some(roles) = obj.get("roles") {
+            let ok = roles.as_array().is_some_and(|r| {
+                !r.is_empty()
+                    && r.iter()
+                        .all(|x| matches!(x.as_str(), Some("user" | "agent")))
+            });
+            if !ok || source != "conversations" {
                 out.error(
-                    &["retrieval", &index, "limit"],
-                    "limit must be a positive integer",
+                    &["retrieval", &index, "roles"],
+                    "roles must be a non-empty list of user, agent, on a conversations intent",
                 );
             }
-            if obj
-                .get("mode")
-                .is_some_and(|m| !matches!(m.as_str(), Some("keyword" | "semantic" | "both")))
-            {
-                out.error(
-                    &["retrieval", &index, "mode"],
-                    "mode must be keyword, semantic, or both",
-                );
-            }
+        }
+        if !obj
+            .get("scope")
+            .and_then(Value::as_str)
+            .is_some_and(|s| SCOPES.contains(&s))
+        {
+            out.error(
+                &["retrieval", &index, "scope"],
+                "scope must be same-conversation, same-user, same-segment, same-project, or tenant",
+            );
+        }
+        if obj.get("limit").is_some_and(|l| !is_positive_integer(l)) {
+            out.error(
+                &["retrieval", &index, "limit"],
+                "limit must be a positive integer",
+            );
+        }
+        if obj
+            .get("mode")
+            .is_some_and(|m| !matches!(m.as_str(), Some("keyword" | "semantic" | "both")))
+        {
+            out.error(
+                &["retrieval", &index, "mode"],
+                "mode must be keyword, semantic, or both",
+            );
         }
     }
 }
@@ -351,50 +336,66 @@ impl AgentRules<'_> {
         let views = items.iter().map(ParameterView::of_raw);
         out.issues.extend(parameter_value_issues(views, &list));
     }
+}
 
-    fn output(&self, output: Option<&Value>, out: &mut AgentIssues<'_>) {
-        let Some(output) = output else {
-            return;
-        };
-        let Some(obj) = output.as_object() else {
-            out.error(
-                &["output"],
-                "output must be an object { schema, name?, maxRepairs? }",
-            );
-            return;
-        };
-        for key in obj
-            .keys()
-            .filter(|k| !matches!(k.as_str(), "schema" | "name" | "maxRepairs"))
-        {
-            out.error(&["output", key], format!("unknown output field \"{key}\""));
-        }
-        if obj
-            .get("maxRepairs")
-            .is_some_and(|m| !is_non_negative_integer(m))
-        {
-            out.error(
-                &["output", "maxRepairs"],
-                "maxRepairs must be a non-negative integer",
-            );
-        }
-        if obj
-            .get("name")
-            .is_some_and(|n| non_empty_trimmed(Some(n)).is_none())
-        {
-            out.error(&["output", "name"], "name must be a non-empty string");
-        }
-        match obj.get("schema") {
-            None => out.error(
-                &["output", "schema"],
-                "output needs a schema (JSON Schema draft 2020-12)",
-            ),
-            Some(schema) => {
-                let at = out.at(&["output", "schema"]);
-                out.issues.extend(self.schemas.compile_issues(schema, &at));
-            }
+/// `output` `{schema, name?, maxRepairs?}`, its schema compiled under Ajv strict mode.
+fn output(output: Option<&Value>, schemas: &SchemaCache, out: &mut AgentIssues<'_>) {
+    let Some(output) = output else {
+        return;
+    };
+    let Some(obj) = output.as_object() else {
+        out.error(
+            &["output"],
+            "output must be an object { schema, name?, maxRepairs? }",
+        );
+        return;
+    };
+    for key in obj
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "schema" | "name" | "maxRepairs"))
+    {
+        out.error(&["output", key], format!("unknown output field \"{key}\""));
+    }
+    if obj
+        .get("maxRepairs")
+        .is_some_and(|m| !is_non_negative_integer(m))
+    {
+        out.error(
+            &["output", "maxRepairs"],
+            "maxRepairs must be a non-negative integer",
+        );
+    }
+    if obj
+        .get("name")
+        .is_some_and(|n| non_empty_trimmed(Some(n)).is_none())
+    {
+        out.error(&["output", "name"], "name must be a non-empty string");
+    }
+    match obj.get("schema") {
+        None => out.error(
+            &["output", "schema"],
+            "output needs a schema (JSON Schema draft 2020-12)",
+        ),
+        Some(schema) => {
+            let at = out.at(&["output", "schema"]);
+            out.issues.extend(schemas.compile_issues(schema, &at));
         }
     }
+}
+
+/// The rules on the fields a typed agent keeps as JSON values (`fields`), in upstream's
+/// order: retrieval, budget, conversationPolicy, toolErrors, output. The compile runs these
+/// for a typed agent; [`AgentRules::check`] runs them for an agent whose shape failed.
+pub(crate) fn open_field_issues(
+    fields: &OpenFields<'_>,
+    schemas: &SchemaCache,
+    out: &mut AgentIssues<'_>,
+) {
+    retrieval_intents(fields.retrieval, out);
+    budget(fields.budget, out);
+    conversation_policy(fields.conversation_policy, out);
+    tool_errors(fields.tool_errors, out);
+    output(fields.output, schemas, out);
 }
 
 /// `v` when it is a string.

@@ -90,6 +90,7 @@ fn slugify(s: &str, mode: &str, cased: bool) -> String {
     static DEFAULT: OnceLock<Regex> = OnceLock::new();
     static PRETTY: OnceLock<Regex> = OnceLock::new();
     let compiled = |cell: &'static OnceLock<Regex>, pattern: &str| {
+        // ok: both patterns are constants below, compiled by every slugify test.
         cell.get_or_init(|| Regex::new(pattern).expect("a fixed, valid pattern"))
     };
     let mut text = s.to_string();
