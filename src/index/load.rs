@@ -91,74 +91,54 @@ pub fn load(bytes: &[u8]) -> Loaded<'_> {
 /// parsed (`json-too-deep`); a list with too many entries is refused before its entries are
 /// checked (`too-many-entries`).
 pub fn load_with<'a>(bytes: &'a [u8], limits: &Limits) -> Loaded<'a> {
-    load_typed(bytes, limits, true).0
+    let (mut loaded, indexable) = read(bytes, limits);
+    if let (true, Some(document)) = (indexable, &loaded.document) {
+        loaded.index = Some(index_document(document, &mut loaded.report));
+    }
+    loaded
 }
 
-/// [`load_with`] for deploy validation, which types each agent itself, one at a time, just
-/// before it compiles and checks it (so 10,000 typed agents and their compiled forms are
-/// never all in memory at once): `agents` is left empty, and the second value says, per
-/// agent entry, whether its shape check found an issue (see [`type_entry`]).
-pub(crate) fn load_for_validation<'a>(bytes: &'a [u8], limits: &Limits) -> (Loaded<'a>, Vec<bool>) {
-    load_typed(bytes, limits, false)
-}
-
-fn load_typed<'a>(bytes: &'a [u8], limits: &Limits, type_agents: bool) -> (Loaded<'a>, Vec<bool>) {
+/// The first step of [`load_with`]: the text and the JSON document, with their issues and the
+/// envelope's (size, depth, list sizes, `v`), and whether the document is a pack index whose
+/// entries [`index_document`] can check. Deploy validation runs the second step beside its
+/// whole-file checks.
+pub(crate) fn read<'a>(bytes: &'a [u8], limits: &Limits) -> (Loaded<'a>, bool) {
     let mut report = Report::new();
     let text = match text_of(bytes, limits) {
         Ok(t) => t,
         Err(issue) => {
             report.push(*issue);
-            return (
-                Loaded {
-                    text: None,
-                    document: None,
-                    index: None,
-                    report,
-                },
-                Vec::new(),
-            );
+            let loaded = Loaded {
+                text: None,
+                document: None,
+                index: None,
+                report,
+            };
+            return (loaded, false);
         }
     };
     let document = match document_of(text, limits) {
         Ok(d) => d,
         Err(issue) => {
             report.push(*issue);
-            return (
-                Loaded {
-                    text: Some(text),
-                    document: None,
-                    index: None,
-                    report,
-                },
-                Vec::new(),
-            );
+            let loaded = Loaded {
+                text: Some(text),
+                document: None,
+                index: None,
+                report,
+            };
+            return (loaded, false);
         }
     };
     check_list_sizes(&document, limits, &mut report);
-    if report.has_errors() {
-        return (
-            Loaded {
-                text: Some(text),
-                document: Some(document),
-                index: None,
-                report,
-            },
-            Vec::new(),
-        );
-    }
-    let (index, agent_shape_failed) = match check_document(&document, &mut report, type_agents) {
-        Some((index, failed)) => (Some(index), failed),
-        None => (None, Vec::new()),
+    let indexable = !report.has_errors() && check_envelope(&document, &mut report);
+    let loaded = Loaded {
+        text: Some(text),
+        document: Some(document),
+        index: None,
+        report,
     };
-    (
-        Loaded {
-            text: Some(text),
-            document: Some(document),
-            index,
-            report,
-        },
-        agent_shape_failed,
-    )
+    (loaded, indexable)
 }
 
 /// The file as text: within the size limit, and UTF-8. The issue is boxed (here and in
@@ -259,13 +239,9 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-/// The typed index (agents typed only when `type_agents`) and, per agent entry, whether its
-/// shape check found an issue; `None` when the document is no pack index at all.
-fn check_document(
-    document: &Value,
-    report: &mut Report,
-    type_agents: bool,
-) -> Option<(PackIndex, Vec<bool>)> {
+/// Whether `document` is a pack index envelope (an object, `v` 1 when present); when it is
+/// not, the issue that says so.
+fn check_envelope(document: &Value, report: &mut Report) -> bool {
     let Some(top) = document.as_object() else {
         report.push(
             Issue::error(
@@ -277,7 +253,7 @@ fn check_document(
             .with_schema_path("#/type")
             .with_param("type", "object"),
         );
-        return None;
+        return false;
     };
     if let Some(v) = top.get("v") {
         // JSON's `1.0` is the number 1, as for Ajv's `const`.
@@ -292,9 +268,15 @@ fn check_document(
                 .with_schema_path("#/properties/v/const")
                 .with_param("allowedValue", 1),
             );
-            return None;
+            return false;
         }
     }
+    true
+}
+
+/// The typed index of `document`, a pack index envelope (see [`read`]): every entry checked
+/// against its shape (the issues into `report`), and typed when its shape is valid.
+pub(crate) fn index_document(document: &Value, report: &mut Report) -> PackIndex {
     let shapes = shape_validators();
     report.extend(
         shapes
@@ -335,18 +317,13 @@ fn check_document(
         &mut rejected,
         report,
     );
-    let agent_shape_failed: Vec<bool> = shapes_of("agents").iter().map(|i| !i.is_empty()).collect();
-    let agents = if type_agents {
-        entries(
-            document,
-            "agents",
-            shapes_of("agents"),
-            &mut rejected,
-            report,
-        )
-    } else {
-        Vec::new()
-    };
+    let agents = entries(
+        document,
+        "agents",
+        shapes_of("agents"),
+        &mut rejected,
+        report,
+    );
     let blocks = entries(
         document,
         "blocks",
@@ -355,7 +332,7 @@ fn check_document(
         report,
     );
     let flows = entries(document, "flows", shapes_of("flows"), &mut rejected, report);
-    let index = PackIndex {
+    PackIndex {
         pack_id: string_field(document, "packId"),
         pack_version: string_field(document, "packVersion"),
         artifact_version: string_field(document, "artifactVersion"),
@@ -369,8 +346,7 @@ fn check_document(
             .get("env")
             .and_then(|e| serde_json::from_value::<Env>(e.clone()).ok()),
         rejected,
-    };
-    Some((index, agent_shape_failed))
+    }
 }
 
 fn string_field(document: &Value, name: &str) -> String {
@@ -380,6 +356,9 @@ fn string_field(document: &Value, name: &str) -> String {
         .unwrap_or_default()
         .to_owned()
 }
+
+/// An entry with no typed form, and whether its issues go into the load report.
+type Rejection = (Box<RejectedEntry>, bool);
 
 /// Entries of `list` whose shape deserializes. Each other one goes to `rejected` with its
 /// shape issues (`shapes`, by entry); one the shape check passed but the typed model refuses
@@ -393,7 +372,7 @@ fn entries<T: FromDocument + Send>(
     rejected: &mut Vec<RejectedEntry>,
     report: &mut Report,
 ) -> Vec<Indexed<T>> {
-    let typed: Vec<Result<Indexed<T>, (RejectedEntry, bool)>> = raw_list(document, list)
+    let typed: Vec<Result<Indexed<T>, Rejection>> = raw_list(document, list)
         .par_iter()
         .enumerate()
         .map(|(index, raw)| {
@@ -420,7 +399,7 @@ fn entries<T: FromDocument + Send>(
                 if reported_here {
                     report.extend(r.issues.iter().cloned());
                 }
-                rejected.push(r);
+                rejected.push(*r);
             }
         }
     }
@@ -429,20 +408,20 @@ fn entries<T: FromDocument + Send>(
 
 /// Entry `index` of `list` in its typed form, or, when it has none, the rejected entry (see
 /// [`rejected_entry`]).
-pub(crate) fn type_entry<T: FromDocument>(
+fn type_entry<T: FromDocument>(
     raw: &Value,
     list: &'static str,
     index: usize,
     shape_issues: Vec<Issue>,
-) -> Result<Indexed<T>, RejectedEntry> {
+) -> Result<Indexed<T>, Box<RejectedEntry>> {
     T::from_document(raw)
         .map(|entry| Indexed { index, entry })
-        .map_err(|why| rejected_entry(raw, list, index, shape_issues, &why))
+        .map_err(|why| Box::new(rejected_entry(raw, list, index, shape_issues, &why)))
 }
 
 /// Entry `index` of `list` rejected: with `shape_issues` (what the shape check found) or,
 /// when those are empty, an issue that says why the typed model refuses it (`why`).
-pub(crate) fn rejected_entry(
+fn rejected_entry(
     raw: &Value,
     list: &'static str,
     index: usize,
@@ -467,6 +446,8 @@ pub(crate) fn rejected_entry(
         index,
         id: field("id"),
         version: field("version"),
+        module_path: field("modulePath"),
+        check_module_path: field("checkModulePath"),
         issues,
     }
 }

@@ -23,7 +23,6 @@ pub(crate) use fields::{
 };
 pub use limits::Limits;
 pub use load::{Loaded, load, load_with};
-pub(crate) use load::{load_for_validation, rejected_entry};
-pub(crate) use model::raw_list;
+pub(crate) use load::{index_document, read};
+pub(crate) use model::{Entry, EntryHead, raw_list, rejected_json};
 pub use model::{Indexed, LISTS, PackIndex, RejectedEntry, kind_of_list};
-pub(crate) use typed::{AgentShape, agent_refusal};

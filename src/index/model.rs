@@ -56,6 +56,10 @@ pub struct RejectedEntry {
     pub id: Option<String>,
     /// Its `version`, when that is a string.
     pub version: Option<String>,
+    /// Its `modulePath`, when that is a string.
+    pub module_path: Option<String>,
+    /// Its `checkModulePath` (a guardrail's), when that is a string.
+    pub check_module_path: Option<String>,
     /// The issues its shape check found (at least one).
     pub issues: Vec<crate::diagnostics::Issue>,
 }
@@ -72,6 +76,176 @@ pub fn kind_of_list(list: &str) -> &'static str {
         "flows" => "flow",
         _ => "block",
     }
+}
+
+/// One entry of a list, typed or rejected at load: what a check that must see every entry of
+/// the file walks (see [`PackIndex::in_file_order`]).
+#[derive(Debug)]
+pub(crate) enum Entry<'a, T> {
+    /// An entry whose shape is valid.
+    Typed(&'a Indexed<T>),
+    /// An entry left out of the typed lists.
+    Rejected(&'a RejectedEntry),
+}
+
+/// What the whole-file checks (sorting, duplicates, look-alike ids, module paths) read of an
+/// entry, typed or rejected at load: its identity and its files, each when it is a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EntryHead<'a> {
+    /// Position in the list, as written in the file.
+    pub index: usize,
+    pub id: Option<&'a str>,
+    pub version: Option<&'a str>,
+    /// `modulePath`.
+    pub module_path: Option<&'a str>,
+    /// `checkModulePath` (a guardrail's).
+    pub check_module_path: Option<&'a str>,
+}
+
+impl EntryHead<'_> {
+    /// The entry's file, for messages: its `modulePath`, else its `checkModulePath`.
+    pub(crate) fn file(&self) -> Option<&str> {
+        self.module_path.or(self.check_module_path)
+    }
+}
+
+/// An entry type's [`EntryHead`].
+trait Head {
+    fn head(&self, index: usize) -> EntryHead<'_>;
+}
+
+fn head_of<'a>(
+    index: usize,
+    id: &'a str,
+    version: Option<&'a str>,
+    module_path: Option<&'a str>,
+) -> EntryHead<'a> {
+    EntryHead {
+        index,
+        id: Some(id),
+        version,
+        module_path,
+        check_module_path: None,
+    }
+}
+
+impl Head for Tool {
+    fn head(&self, index: usize) -> EntryHead<'_> {
+        head_of(
+            index,
+            &self.id,
+            self.version.as_deref(),
+            Some(&self.module_path),
+        )
+    }
+}
+
+impl Head for Guardrail {
+    fn head(&self, index: usize) -> EntryHead<'_> {
+        EntryHead {
+            check_module_path: Some(&self.check_module_path),
+            ..head_of(index, &self.id, None, None)
+        }
+    }
+}
+
+impl Head for Agent {
+    fn head(&self, index: usize) -> EntryHead<'_> {
+        head_of(
+            index,
+            &self.id,
+            Some(&self.version),
+            Some(&self.module_path),
+        )
+    }
+}
+
+impl Head for Flow {
+    fn head(&self, index: usize) -> EntryHead<'_> {
+        head_of(
+            index,
+            &self.id,
+            Some(&self.version),
+            self.module_path.as_deref(),
+        )
+    }
+}
+
+impl Head for Block {
+    fn head(&self, index: usize) -> EntryHead<'_> {
+        head_of(
+            index,
+            &self.id,
+            Some(&self.version),
+            Some(&self.module_path),
+        )
+    }
+}
+
+impl RejectedEntry {
+    fn head(&self) -> EntryHead<'_> {
+        EntryHead {
+            index: self.index,
+            id: self.id.as_deref(),
+            version: self.version.as_deref(),
+            module_path: self.module_path.as_deref(),
+            check_module_path: self.check_module_path.as_deref(),
+        }
+    }
+}
+
+impl PackIndex {
+    /// The [`EntryHead`] of every entry of list `list` (one of [`LISTS`]), typed or rejected,
+    /// in file order.
+    pub(crate) fn heads(&self, list: &str) -> Vec<EntryHead<'_>> {
+        fn of<'a, T: Head>(
+            index: &'a PackIndex,
+            typed: &'a [Indexed<T>],
+            list: &str,
+        ) -> Vec<EntryHead<'a>> {
+            index
+                .in_file_order(typed, list)
+                .into_iter()
+                .map(|entry| match entry {
+                    Entry::Typed(e) => e.entry.head(e.index),
+                    Entry::Rejected(r) => r.head(),
+                })
+                .collect()
+        }
+        match list {
+            "tools" => of(self, &self.tools, list),
+            "guardrails" => of(self, &self.guardrails, list),
+            "agents" => of(self, &self.agents, list),
+            "flows" => of(self, &self.flows, list),
+            _ => of(self, &self.blocks, list),
+        }
+    }
+
+    /// Every entry of list `list`, whose typed entries are `typed` (one of this index's
+    /// lists), in file order: the typed ones merged with the ones rejected at load (both in
+    /// file order, as loading makes them).
+    pub(crate) fn in_file_order<'a, T>(
+        &'a self,
+        typed: &'a [Indexed<T>],
+        list: &str,
+    ) -> Vec<Entry<'a, T>> {
+        let mut rejected = self.rejected.iter().filter(|r| r.list == list).peekable();
+        let mut out = Vec::with_capacity(typed.len());
+        for entry in typed {
+            while let Some(r) = rejected.next_if(|r| r.index < entry.index) {
+                out.push(Entry::Rejected(r));
+            }
+            out.push(Entry::Typed(entry));
+        }
+        out.extend(rejected.map(Entry::Rejected));
+        out
+    }
+}
+
+/// The document's JSON of `entry`, rejected at load: what the checks of an entry whose shape
+/// failed read, having no typed form to read (the shape fallback).
+pub(crate) fn rejected_json<'a>(document: &'a Value, entry: &RejectedEntry) -> Option<&'a Value> {
+    raw_list(document, entry.list).get(entry.index)
 }
 
 /// Entries of `list` in a raw document, or an empty slice.

@@ -16,7 +16,7 @@ use super::rules::{BlockRole, parameters_of, parse_template, tool_version};
 use crate::catalog::ToolRange;
 use crate::diagnostics::{Issue, IssueCode, Severity};
 use crate::index::wire::{Agent, Block, BlockKind, Instructions, Parameter, SettingsRef, ToolRef};
-use crate::index::{AgentShape, Indexed, PackIndex, RANGE_MESSAGE};
+use crate::index::{Indexed, PackIndex, RANGE_MESSAGE};
 use crate::range::{Range, is_exact_version, is_plain_version, parse_version};
 use crate::route::Capability;
 use crate::schema::SchemaCache;
@@ -26,9 +26,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// Packs with fewer agents than this compile them on the calling thread: a registration of a
-/// small pack would spend more on handing work to the pool than on the work.
-const PARALLEL_MIN_AGENTS: usize = 64;
+/// Packs with fewer agents (or blocks) than this compile them on the calling thread: a
+/// registration of a small pack would spend more on handing work to the pool than on the work.
+const PARALLEL_MIN_ENTRIES: usize = 64;
 
 /// One data block of the pack, as compiled.
 #[derive(Debug)]
@@ -156,7 +156,7 @@ impl<'a> CompiledPack<'a> {
     ) -> (CompiledPack<'a>, Vec<Issue>) {
         let (mut pack, mut issues) = CompiledPack::compile_parts(index, deployed);
         let compile = |a: &Indexed<Agent>| pack.compile_agent(&AgentRef::of_typed(a));
-        let agents: Vec<(PackAgent, Vec<Issue>)> = if index.agents.len() < PARALLEL_MIN_AGENTS {
+        let agents: Vec<(PackAgent, Vec<Issue>)> = if index.agents.len() < PARALLEL_MIN_ENTRIES {
             index.agents.iter().map(compile).collect()
         } else {
             index.agents.par_iter().map(compile).collect()
@@ -189,11 +189,17 @@ impl<'a> CompiledPack<'a> {
                 }
             })
             .collect();
-        let blocks: Vec<(PackBlock, Option<semver::Version>)> = index
-            .blocks
-            .iter()
-            .map(|b| compile_block(b, &mut issues))
-            .collect();
+        let compiled_blocks: Vec<(PackBlock, Option<semver::Version>, Vec<Issue>)> =
+            if index.blocks.len() < PARALLEL_MIN_ENTRIES {
+                index.blocks.iter().map(compile_block).collect()
+            } else {
+                index.blocks.par_iter().map(compile_block).collect()
+            };
+        let mut blocks = Vec::with_capacity(compiled_blocks.len());
+        for (block, version, mut found) in compiled_blocks {
+            issues.append(&mut found);
+            blocks.push((block, version));
+        }
         let resolver = Resolver::new(
             index,
             &versions,
@@ -228,12 +234,10 @@ fn leading_zero(at: String, code: IssueCode, text: &str) -> Issue {
     )
 }
 
-/// One data block: its version and, for a prompt, its template. Returns the block and its
-/// version (`None` when that has an issue, pushed).
-fn compile_block(
-    b: &Indexed<Block>,
-    issues: &mut Vec<Issue>,
-) -> (PackBlock, Option<semver::Version>) {
+/// One data block: its version and, for a prompt, its template. Returns the block, its
+/// version (`None` when that has an issue) and its issues.
+fn compile_block(b: &Indexed<Block>) -> (PackBlock, Option<semver::Version>, Vec<Issue>) {
+    let mut issues = Vec::new();
     let at = format!("/blocks/{}", b.index);
     let text = &b.entry.version;
     let version = if !is_plain_version(text) {
@@ -312,6 +316,7 @@ fn compile_block(
             block,
         },
         version,
+        issues,
     )
 }
 
@@ -349,9 +354,7 @@ impl AgentParts {
     }
 }
 
-/// What compiling an agent reads of it, borrowed: from a typed [`Agent`] (registration), or
-/// from its checked shape and the document's open values (deploy validation, which so never
-/// copies them).
+/// What compiling an agent reads of it, borrowed from a typed [`Agent`].
 pub(crate) struct AgentRef<'a> {
     index: usize,
     id: &'a str,
@@ -389,38 +392,6 @@ impl<'a> AgentRef<'a> {
                 conversation_policy: agent.conversation_policy.as_ref(),
                 tool_errors: agent.tool_errors.as_ref(),
                 output: agent.output.as_ref(),
-            },
-        }
-    }
-
-    /// Agent entry `index`, `raw` in the document, whose shape checked as `shape`: its open
-    /// values read from `raw` as the typed agent would hold them.
-    pub(crate) fn of_shape(index: usize, shape: &'a AgentShape, raw: &'a Value) -> AgentRef<'a> {
-        let list = |key: &str| {
-            raw.get(key)
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice)
-        };
-        let field = |key: &str| raw.get(key).filter(|v| !v.is_null());
-        AgentRef {
-            index,
-            id: &shape.id,
-            name: &shape.name,
-            version: &shape.version,
-            guardrails: shape.guardrails.as_deref().unwrap_or_default(),
-            instructions: &shape.instructions,
-            tools: &shape.tools,
-            settings: shape.settings.as_deref().unwrap_or_default(),
-            model_settings: shape.model_settings.as_ref(),
-            parameters: shape.parameters.as_deref(),
-            capabilities: list("capabilities"),
-            // As serde reads them into the typed agent: a `null` is absent but in `output`.
-            open: OpenFields {
-                retrieval: list("retrieval"),
-                budget: field("budget"),
-                conversation_policy: field("conversationPolicy"),
-                tool_errors: field("toolErrors"),
-                output: raw.get("output"),
             },
         }
     }

@@ -35,7 +35,7 @@ mod rules;
 
 pub(crate) use crate::version_index::VersionIndex;
 pub(crate) use block_rules::check_block;
-pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackAgent, PackBlock};
+pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackBlock};
 pub(crate) use define_agent::{AgentIssues, AgentRules};
 pub(crate) use model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,

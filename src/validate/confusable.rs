@@ -4,8 +4,7 @@
 
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report, pointer};
-use crate::index::{LISTS, kind_of_list, raw_list};
-use serde_json::Value;
+use crate::index::{LISTS, PackIndex, kind_of_list};
 use std::collections::HashMap;
 
 /// Warns at each entry whose id is confusable with an earlier, different id of the pack
@@ -14,14 +13,13 @@ use std::collections::HashMap;
 /// # Complexity
 ///
 /// O(n) in the total length of the ids: one skeleton each, grouped in a hash map.
-pub(super) fn check_confusable_ids(document: &Value, report: &mut Report) {
+pub(super) fn check_confusable_ids(index: &PackIndex, report: &mut Report) {
     // Skeleton → the first id with it and where that id is.
     let mut first: HashMap<String, (&str, &str, usize)> = HashMap::new();
     for list in LISTS {
-        for (i, entry) in raw_list(document, list).iter().enumerate() {
-            let Some(id) = entry.get("id").and_then(Value::as_str) else {
-                continue;
-            };
+        for head in index.heads(list) {
+            let Some(id) = head.id else { continue };
+            let i = head.index;
             // ASCII letters, digits and punctuation have themselves as skeleton except for a
             // few look-alike pairs (`rn`/`m`, `l`/`1`/`I`, `0`/`O`); all-ASCII ids are still
             // compared, since `shop.rnodel` against `shop.model` is the same trap.
@@ -59,11 +57,12 @@ pub(super) fn check_confusable_ids(document: &Value, report: &mut Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn warnings(doc: Value) -> Vec<(String, String)> {
+        let index = crate::index::index_document(&doc, &mut Report::new());
         let mut r = Report::new();
-        check_confusable_ids(&doc, &mut r);
+        check_confusable_ids(&index, &mut r);
         r.issues()
             .iter()
             .map(|i| (i.instance_path().to_owned(), i.message().to_owned()))

@@ -3,7 +3,7 @@
 
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report, pointer};
-use crate::index::{LISTS, canonical_text, kind_of_list, raw_list};
+use crate::index::{EntryHead, LISTS, PackIndex, canonical_text, kind_of_list};
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -33,22 +33,18 @@ pub(super) fn check_canonical(text: &str, document: &Value, report: &mut Report)
     );
 }
 
-fn id_of(entry: &Value) -> Option<&str> {
-    entry.get("id").and_then(Value::as_str)
-}
-
-pub(super) fn check_sorted(document: &Value, report: &mut Report) {
+/// `entries-not-sorted` at each entry whose id sorts before the previous id of its list.
+pub(super) fn check_sorted(index: &PackIndex, report: &mut Report) {
     for list in LISTS {
-        let entries = raw_list(document, list);
         let mut previous: Option<&str> = None;
-        for (i, entry) in entries.iter().enumerate() {
-            let Some(id) = id_of(entry) else { continue };
+        for head in index.heads(list) {
+            let Some(id) = head.id else { continue };
             if let Some(prev) = previous
                 && crate::index::utf16_cmp(prev, id) == Ordering::Greater
             {
                 report.push(Issue::error(
                         IssueCode::EntriesNotSorted,
-                        format!("/{list}/{i}/id"),
+                        format!("/{list}/{}/id", head.index),
                         format!(
                             "{list} must be sorted by id (UTF-16 code-unit order): \"{id}\" comes after \"{prev}\""
                         ),
@@ -59,51 +55,47 @@ pub(super) fn check_sorted(document: &Value, report: &mut Report) {
     }
 }
 
-pub(super) fn check_duplicates(document: &Value, report: &mut Report) {
+/// `duplicate-entry` at each entry whose kind, id and version an earlier entry has.
+pub(super) fn check_duplicates(index: &PackIndex, report: &mut Report) {
     for list in LISTS {
         let kind = kind_of_list(list);
         // Guardrails are keyed by id only; the others by id and version, where an entry
         // without a version conflicts with every other entry of its id.
         let keyed_by_version = list != "guardrails";
-        let mut by_id: HashMap<&str, Vec<(usize, Option<&str>)>> = HashMap::new();
-        for (i, entry) in raw_list(document, list).iter().enumerate() {
-            let Some(id) = id_of(entry) else { continue };
-            let version = if keyed_by_version {
-                entry.get("version").and_then(Value::as_str)
-            } else {
-                None
-            };
+        let heads = index.heads(list);
+        let mut by_id: HashMap<&str, Vec<(&EntryHead<'_>, Option<&str>)>> = HashMap::new();
+        for head in &heads {
+            let Some(id) = head.id else { continue };
+            let version = head.version.filter(|_| keyed_by_version);
             let seen = by_id.entry(id).or_default();
             let clash = seen.iter().find(|(_, v)| match (v, version) {
                 (Some(a), Some(b)) => *a == b,
                 _ => true,
             });
             if let Some(&(first, _)) = clash {
-                let module = |index: usize| {
-                    let entry = raw_list(document, list).get(index);
-                    entry
-                        .and_then(|e| e.get("modulePath").or_else(|| e.get("checkModulePath")))
-                        .and_then(Value::as_str)
-                        .map_or_else(|| format!("/{list}/{index}"), str::to_owned)
+                let file = |head: &EntryHead<'_>| {
+                    head.file()
+                        .map_or_else(|| format!("/{list}/{}", head.index), str::to_owned)
                 };
                 let version_text = version.map(|v| format!(" version {v}")).unwrap_or_default();
                 let mut at = String::new();
                 pointer::push(&mut at, list);
-                pointer::push_index(&mut at, i);
+                pointer::push_index(&mut at, head.index);
                 report.push(
                     Issue::error(
                         IssueCode::DuplicateEntry,
                         at,
                         format!(
-                            "{}: duplicate {kind} '{id}'{version_text} (also defined in {}, at /{list}/{first}); a pack defines each {kind} id and version once",
-                            module(i),
-                            module(first)
+                            "{}: duplicate {kind} '{id}'{version_text} (also defined in {}, at /{list}/{}); a pack defines each {kind} id and version once",
+                            file(head),
+                            file(first),
+                            first.index
                         ),
                     )
-                    .with_param("firstIndex", first),
+                    .with_param("firstIndex", first.index),
                 );
             }
-            seen.push((i, version));
+            seen.push((head, version));
         }
     }
 }
@@ -113,9 +105,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run(f: fn(&Value, &mut Report), doc: Value) -> Vec<(String, String)> {
+    fn run(f: fn(&PackIndex, &mut Report), doc: Value) -> Vec<(String, String)> {
+        let index = crate::index::index_document(&doc, &mut Report::new());
         let mut r = Report::new();
-        f(&doc, &mut r);
+        f(&index, &mut r);
         r.issues()
             .iter()
             .map(|i| (i.instance_path().to_owned(), i.message().to_owned()))

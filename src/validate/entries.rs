@@ -4,9 +4,8 @@
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
 use crate::index::wire::{Guardrail, Tool};
-use crate::index::{Indexed, LISTS, raw_list};
+use crate::index::{Indexed, LISTS, PackIndex};
 use crate::schema::{CompiledSchema, check_meta};
-use serde_json::Value;
 
 /// Why `path` is not in the index's form (forward slashes, relative to the pack root, no
 /// leading `./`), or `None` when it is.
@@ -30,13 +29,17 @@ fn module_path_problem(path: &str) -> Option<&'static str> {
     }
 }
 
-pub(super) fn check_module_paths(document: &Value, report: &mut Report) {
+/// `module-path-form` at each `modulePath` and `checkModulePath` not in the index's form.
+pub(super) fn check_module_paths(index: &PackIndex, report: &mut Report) {
     for list in LISTS {
-        for (i, entry) in raw_list(document, list).iter().enumerate() {
-            for field in ["modulePath", "checkModulePath"] {
-                let Some(path) = entry.get(field).and_then(Value::as_str) else {
-                    continue;
-                };
+        for head in index.heads(list) {
+            let i = head.index;
+            let fields = [
+                ("modulePath", head.module_path),
+                ("checkModulePath", head.check_module_path),
+            ];
+            for (field, path) in fields {
+                let Some(path) = path else { continue };
                 if path.is_empty() {
                     continue; // minLength is the shape check's
                 }

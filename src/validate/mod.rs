@@ -17,13 +17,13 @@ pub use published::PublishedTools;
 pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};
 
 use crate::diagnostics::{Issue, Report};
-use crate::index::{self, Limits};
+use crate::index::wire::{Agent, Block, BlockKind};
+use crate::index::{self, Entry, Limits};
 use crate::pack::{AgentIssues, AgentRules};
-use crate::pack::{AgentRef, CompiledPack, Deployed, NothingDeployed, PackAgent, PackBlock};
+use crate::pack::{AgentRef, CompiledPack, Deployed, NothingDeployed, PackBlock};
 use crate::schema::SchemaCache;
 use published::CatalogTools;
 use rayon::prelude::*;
-use serde::Deserialize;
 
 /// Options for [`validate_index`].
 ///
@@ -101,29 +101,43 @@ impl ValidateOptions {
 /// assert_eq!(report.issues()[0].code(), "envelope-version");
 /// ```
 pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
-    let (loaded, agent_shape_failed) = index::load_for_validation(bytes, &options.limits);
-    let mut report = loaded.report;
-    if let (Some(text), Some(document), Some(index)) =
-        (loaded.text, loaded.document.as_ref(), loaded.index.as_ref())
-    {
-        // The whole-file checks are sequential; run them beside the per-entry checks.
-        let (file_issues, entry_issues) = rayon::join(
+    let (mut loaded, indexable) = index::read(bytes, &options.limits);
+    let mut report = std::mem::take(&mut loaded.report);
+    if let (true, Some(text), Some(document)) = (indexable, loaded.text, loaded.document.as_ref()) {
+        // The checks of the file's text are sequential: run them beside the typing, the
+        // whole-pack checks and the per-entry checks.
+        let (text_issues, (index, index_issues, pack_issues)) = rayon::join(
             || {
                 let mut file = Report::new();
                 if !options.skip_canonical_check {
                     determinism::check_canonical(text, document, &mut file);
                 }
-                determinism::check_sorted(document, &mut file);
-                determinism::check_duplicates(document, &mut file);
-                confusable::check_confusable_ids(document, &mut file);
                 env::check_env(document, &mut file);
-                entries::check_module_paths(document, &mut file);
                 file
             },
-            || check_entries(document, index, &agent_shape_failed, options),
+            || {
+                let mut shapes = Report::new();
+                let index = index::index_document(document, &mut shapes);
+                let (whole, entries) = rayon::join(
+                    || {
+                        let mut pack = Report::new();
+                        determinism::check_sorted(&index, &mut pack);
+                        determinism::check_duplicates(&index, &mut pack);
+                        confusable::check_confusable_ids(&index, &mut pack);
+                        entries::check_module_paths(&index, &mut pack);
+                        pack.into_issues()
+                    },
+                    || check_entries(document, &index, options),
+                );
+                let mut pack_issues = whole;
+                pack_issues.extend(entries);
+                (index, shapes, pack_issues)
+            },
         );
-        report.extend(file_issues.into_issues());
-        report.extend(entry_issues);
+        report.extend(index_issues.into_issues());
+        report.extend(text_issues.into_issues());
+        report.extend(pack_issues);
+        loaded.index = Some(index);
     }
     index::release(loaded.document, loaded.index);
     report.finish()
@@ -134,14 +148,14 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
 ///
 /// The pack is compiled as registration compiles it ([`CompiledPack::compile_parts`], then
 /// [`CompiledPack::compile_agent`] for each agent as it is checked, so compiled agents do not
-/// pile up), and its issues are reported as they are; the checks here add upstream's entry
-/// rules and the template checks, on the compiled templates. An entry whose shape failed has
-/// no typed form, so the compile never saw it: its references and templates are checked from
-/// the document, through the compile's resolver. Flows are read from the document.
+/// pile up), and its issues are reported as they are; the checks here add the guardrail
+/// references and the template checks, on the compiled templates. An entry rejected at load
+/// has no typed form, so the compile never saw it: its rules, references and templates are
+/// checked from its JSON in the document (the shape fallback), through the compile's
+/// resolver. Flows are checked as flow documents (see [`crate::flow::check_index_flow`]).
 fn check_entries(
     document: &serde_json::Value,
     index: &index::PackIndex,
-    agent_shape_failed: &[bool],
     options: &ValidateOptions,
 ) -> Vec<Issue> {
     let published = options.published.as_deref().map(PublishedDeployed);
@@ -150,32 +164,33 @@ fn check_entries(
         None => &NothingDeployed,
     };
     let (compiled, compile_issues) = CompiledPack::compile_parts(index, deployed);
-    let blocks_by_entry = by_entry(
-        index::raw_list(document, "blocks").len(),
-        compiled.blocks.iter().map(|b| (b.index, b)),
-    );
     // Schemas compile once per process, whatever the number of packs validated.
     let fallback_rules = AgentRules {
         valid_range: &crate::pack::is_range,
         schemas: SchemaCache::global(),
     };
     let cx = EntryContext {
+        document,
         compiled: &compiled,
+        blocks_by_entry: by_entry(compiled.blocks.iter().map(|b| (b.index, b))),
         fallback_rules,
-        templates: templates::TemplateContext::new(document),
-        agent_shape_failed,
+        templates: templates::TemplateContext::new(document, index),
     };
-    let flow_ctx = crate::flow::FlowContext::of_index(document).with_options(options.flow.clone());
+    let ids = |list: &str| index.heads(list).into_iter().filter_map(|h| h.id);
+    let flow_ctx = crate::flow::FlowContext::new()
+        .with_tools(ids("tools"))
+        .with_agents(ids("agents"))
+        .with_options(options.flow.clone());
     let groups: [Vec<Vec<Issue>>; 5] = [
-        index::raw_list(document, "agents")
+        index
+            .in_file_order(&index.agents, "agents")
             .par_iter()
-            .enumerate()
-            .map(|(i, agent)| cx.agent_issues(i, agent))
+            .map(|agent| cx.agent_issues(agent))
             .collect(),
-        index::raw_list(document, "blocks")
+        index
+            .in_file_order(&index.blocks, "blocks")
             .par_iter()
-            .enumerate()
-            .map(|(i, block)| cx.block_issues(i, block, blocks_by_entry.get(i).copied().flatten()))
+            .map(|block| cx.block_issues(block))
             .collect(),
         index
             .tools
@@ -205,92 +220,100 @@ fn check_entries(
 
 /// What the checks of agent and block entries share.
 struct EntryContext<'a> {
+    /// The document, read for entries rejected at load.
+    document: &'a serde_json::Value,
     /// The pack's tools and blocks compiled, and the resolver its references pin through.
     compiled: &'a CompiledPack<'a>,
+    /// The compiled blocks, each at its entry's position in `blocks`.
+    blocks_by_entry: Vec<Option<&'a PackBlock>>,
     /// The agent rules for an agent the compile did not see (it checks the others).
     fallback_rules: AgentRules<'a>,
     templates: templates::TemplateContext<'a>,
-    /// Per agent entry, whether the index shape check found an issue.
-    agent_shape_failed: &'a [bool],
 }
 
 impl EntryContext<'_> {
-    /// Agent entry `/agents/<i>`: compiled as registration compiles it when it types (its
-    /// issues reported as they are), then upstream's rules, the references the compile does
-    /// not resolve, and the template checks.
-    fn agent_issues(&self, i: usize, agent: &serde_json::Value) -> Vec<Issue> {
-        let mut out = Vec::new();
-        let shape = index::AgentShape::deserialize(agent);
-        let typed: Option<PackAgent> = match &shape {
-            Ok(shape) => {
-                let (compiled_agent, issues) = self
-                    .compiled
-                    .compile_agent(&AgentRef::of_shape(i, shape, agent));
-                out = issues;
-                Some(compiled_agent)
-            }
-            Err(why) => {
-                // The shape check's own issues are in the load report, and the agent rules
-                // name each wrong parameter or settings reference (what registration refuses
-                // the entry with); anything else is serde's.
-                if !self.agent_shape_failed.get(i).copied().unwrap_or(false)
-                    && index::agent_refusal(agent, i).is_empty()
-                {
-                    out = index::rejected_entry(agent, "agents", i, Vec::new(), why).issues;
-                }
-                None
-            }
-        };
-        let shape = shape.as_ref().ok();
+    /// Agent entry `/agents/<i>`: compiled as registration compiles it when it typed (its
+    /// issues reported as they are), else checked from its JSON; then its guardrail
+    /// references and its templates.
+    fn agent_issues(&self, agent: &Entry<'_, Agent>) -> Vec<Issue> {
         let resolver = &self.compiled.resolver;
-        if typed.is_none() {
-            out.extend(check_agent(i, agent, &self.fallback_rules));
+        match agent {
+            Entry::Typed(a) => {
+                let (compiled_agent, mut out) = self.compiled.compile_agent(&AgentRef::of_typed(a));
+                refs::check_guardrails(resolver, a.index, &a.entry, &mut out);
+                templates::check_agent_template(
+                    a.index,
+                    templates::AgentTemplateInputs::of_typed(&a.entry),
+                    Some(compiled_agent.instructions.as_ref()),
+                    resolver,
+                    &self.templates,
+                    &mut out,
+                );
+                out
+            }
+            Entry::Rejected(r) => {
+                let Some(raw) = index::rejected_json(self.document, r) else {
+                    return Vec::new();
+                };
+                let mut out = check_agent(r.index, raw, &self.fallback_rules);
+                refs::check_rejected_agent(resolver, r.index, raw, &mut out);
+                if let Some(inputs) = templates::AgentTemplateInputs::of_json(raw) {
+                    templates::check_agent_template(
+                        r.index,
+                        inputs,
+                        None,
+                        resolver,
+                        &self.templates,
+                        &mut out,
+                    );
+                }
+                out
+            }
         }
-        refs::check_agent(resolver, i, agent, shape, &mut out);
-        let instructions = typed.as_ref().map(|a| a.instructions.as_ref());
-        templates::check_agent_template(
-            i,
-            agent,
-            shape,
-            instructions,
-            resolver,
-            &self.templates,
-            &mut out,
-        );
-        out
     }
 
-    /// Block entry `/blocks/<i>` (`typed`: as the compile made it, when it typed): the block
-    /// rules and its template's checks.
-    fn block_issues(
-        &self,
-        i: usize,
-        block: &serde_json::Value,
-        typed: Option<&PackBlock>,
-    ) -> Vec<Issue> {
+    /// Block entry `/blocks/<i>`: the block rules when the compile did not run them (it
+    /// rejected the block at load), and its template's checks.
+    fn block_issues(&self, block: &Entry<'_, Block>) -> Vec<Issue> {
         let mut out = Vec::new();
-        // The compile ran the block rules on a typed block.
-        if typed.is_none() {
-            crate::pack::check_block(
-                block,
-                &format!("/blocks/{i}"),
-                SchemaCache::global(),
-                &mut out,
-            );
+        match block {
+            Entry::Typed(b) => {
+                let is_prompt = b.entry.kind == BlockKind::Prompt;
+                let compiled = self.blocks_by_entry.get(b.index).copied().flatten();
+                let template = compiled.map(|b| b.template.as_ref());
+                templates::check_block_template(
+                    b.index,
+                    is_prompt,
+                    &b.entry.content,
+                    template,
+                    &mut out,
+                );
+            }
+            Entry::Rejected(r) => {
+                let Some(raw) = index::rejected_json(self.document, r) else {
+                    return out;
+                };
+                let at = format!("/blocks/{}", r.index);
+                crate::pack::check_block(raw, &at, SchemaCache::global(), &mut out);
+                let is_prompt =
+                    raw.get("kind").and_then(serde_json::Value::as_str) == Some("prompt");
+                if let Some(content) = raw.get("content") {
+                    templates::check_block_template(r.index, is_prompt, content, None, &mut out);
+                }
+            }
         }
-        let template = typed.map(|b| b.template.as_ref());
-        templates::check_block_template(i, block, template, &mut out);
         out
     }
 }
 
-/// `items` (entry index, item) placed at their entry index in a list of `len`.
-fn by_entry<'a, T>(len: usize, items: impl Iterator<Item = (usize, &'a T)>) -> Vec<Option<&'a T>> {
-    let mut out = vec![None; len];
+/// `items` (entry index, item), each placed at its entry index.
+fn by_entry<'a, T>(items: impl Iterator<Item = (usize, &'a T)>) -> Vec<Option<&'a T>> {
+    let mut out = Vec::new();
     for (i, item) in items {
-        if let Some(slot) = out.get_mut(i) {
-            *slot = Some(item);
+        if out.len() <= i {
+            out.resize(i + 1, None);
         }
+        out[i] = Some(item);
     }
     out
 }

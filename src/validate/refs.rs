@@ -5,43 +5,62 @@
 
 use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
-use crate::index::AgentShape;
+use crate::index::wire::Agent;
 use crate::pack::{BlockRole, Resolver};
 use serde_json::Value;
 
-/// The reference checks of one agent at `/agents/<i>` that the pack compile does not make:
-/// its guardrails, always (read from `typed`, its typed shape, when it has one); and, for an
-/// agent whose shape failed (so the compile never saw it), its tool and block references,
-/// resolved by the compile's own [`Resolver`] so they are worded as for any other agent.
-pub(crate) fn check_agent(
+/// The message for guardrail `g`, referenced by agent `agent_id`, that the pack lacks.
+fn missing_guardrail(
+    resolver: &Resolver<'_>,
+    agent_id: &str,
+    g: &str,
+    at: String,
+    out: &mut Vec<Issue>,
+) {
+    if !g.trim().is_empty() && !resolver.has_guardrail(g) {
+        out.push(Issue::error(
+            IssueCode::UnresolvedGuardrail,
+            at,
+            format!("agent \"{agent_id}\": guardrail \"{g}\" is not in the pack; its turns would fail with unresolved-guardrail"),
+        ));
+    }
+}
+
+/// The guardrail references of the typed agent `/agents/<i>`, which the pack compile does
+/// not resolve (a guardrail is looked up at turn start, not pinned).
+pub(crate) fn check_guardrails(
+    resolver: &Resolver<'_>,
+    i: usize,
+    agent: &Agent,
+    out: &mut Vec<Issue>,
+) {
+    for (j, g) in agent.guardrails.iter().flatten().enumerate() {
+        missing_guardrail(
+            resolver,
+            &agent.id,
+            g,
+            format!("/agents/{i}/guardrails/{j}"),
+            out,
+        );
+    }
+}
+
+/// The references of agent `/agents/<i>`, rejected at load (so the compile never saw it),
+/// read from its JSON `agent`: its guardrails, and its tool and block references, resolved
+/// by the compile's own [`Resolver`] so they are worded as for any other agent.
+pub(crate) fn check_rejected_agent(
     resolver: &Resolver<'_>,
     i: usize,
     agent: &Value,
-    typed: Option<&AgentShape>,
     out: &mut Vec<Issue>,
 ) {
     let base = format!("/agents/{i}");
-    let mut guardrail = |agent_id: &str, j: usize, g: &str| {
-        if !g.trim().is_empty() && !resolver.has_guardrail(g) {
-            out.push(Issue::error(
-                IssueCode::UnresolvedGuardrail,
-                format!("{base}/guardrails/{j}"),
-                format!("agent \"{agent_id}\": guardrail \"{g}\" is not in the pack; its turns would fail with unresolved-guardrail"),
-            ));
-        }
-    };
-    if let Some(shape) = typed {
-        for (j, g) in shape.guardrails.iter().flatten().enumerate() {
-            guardrail(&shape.id, j, g);
-        }
-        return;
-    }
     let Some(obj) = agent.as_object() else { return };
     let agent_id = obj.get("id").and_then(Value::as_str).unwrap_or("");
     if let Some(ids) = obj.get("guardrails").and_then(Value::as_array) {
         for (j, g) in ids.iter().enumerate() {
             if let Some(g) = g.as_str() {
-                guardrail(agent_id, j, g);
+                missing_guardrail(resolver, agent_id, g, format!("{base}/guardrails/{j}"), out);
             }
         }
     }

@@ -4,9 +4,9 @@
 
 use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
-use crate::index::AgentShape;
-use crate::index::raw_list;
-use crate::index::wire::{Instructions, Parameter};
+use crate::flow::wire::{LoopNode, Node};
+use crate::index::wire::{Agent, Instructions, Parameter};
+use crate::index::{Entry, PackIndex};
 use crate::pack::{BlockContent, CompiledBlock, CompiledInstructions, Resolver, parse_template};
 use crate::template::{
     AllowedVariables, CheckIssue, CheckIssueKind, CompiledTemplate, InputPolicy,
@@ -197,9 +197,9 @@ fn raw_parameters(list: Option<&Value>) -> Vec<DeclaredParameter<'_>> {
         .collect()
 }
 
-/// What the template checks read of an agent: from its typed shape, or, for an agent whose
-/// shape failed, from the entry.
-struct AgentTemplateInputs<'a> {
+/// What the template checks read of an agent: from its typed form, or, for an agent rejected
+/// at load, from its JSON.
+pub(crate) struct AgentTemplateInputs<'a> {
     id: &'a str,
     /// Ids of the settings blocks it references.
     settings: Vec<&'a str>,
@@ -211,7 +211,7 @@ struct AgentTemplateInputs<'a> {
 }
 
 impl<'a> AgentTemplateInputs<'a> {
-    fn of_typed(a: &'a AgentShape) -> AgentTemplateInputs<'a> {
+    pub(crate) fn of_typed(a: &'a Agent) -> AgentTemplateInputs<'a> {
         let (inline, prompt) = match &a.instructions {
             Instructions::Template(source) => (Some(source.as_str()), None),
             Instructions::Prompt(r) => (None, Some((r.prompt.as_str(), Some(r.version.as_str())))),
@@ -231,7 +231,9 @@ impl<'a> AgentTemplateInputs<'a> {
         }
     }
 
-    fn of_raw(obj: &'a serde_json::Map<String, Value>) -> AgentTemplateInputs<'a> {
+    /// Read from the agent's JSON; `None` when that is not an object.
+    pub(crate) fn of_json(agent: &'a Value) -> Option<AgentTemplateInputs<'a>> {
+        let obj = agent.as_object()?;
         let (inline, prompt) = match obj.get("instructions") {
             Some(Value::String(source)) => (Some(source.as_str()), None),
             Some(Value::Object(r)) => (
@@ -242,7 +244,7 @@ impl<'a> AgentTemplateInputs<'a> {
             ),
             _ => (None, None),
         };
-        AgentTemplateInputs {
+        Some(AgentTemplateInputs {
             id: obj.get("id").and_then(Value::as_str).unwrap_or(""),
             settings: obj
                 .get("settings")
@@ -254,7 +256,7 @@ impl<'a> AgentTemplateInputs<'a> {
             inline,
             prompt,
             parameters: raw_parameters(obj.get("parameters")),
-        }
+        })
     }
 }
 
@@ -285,29 +287,40 @@ pub(crate) struct TemplateContext<'a> {
 }
 
 impl<'a> TemplateContext<'a> {
-    pub(crate) fn new(document: &'a Value) -> TemplateContext<'a> {
+    /// The context of `index`, loaded from `document`: the agents of its flows' agent steps,
+    /// read from the typed flows and from the JSON of flows rejected at load.
+    pub(crate) fn new(document: &'a Value, index: &'a PackIndex) -> TemplateContext<'a> {
         let mut flow_agents: HashSet<&str> = HashSet::new();
-        for flow in raw_list(document, "flows") {
-            collect_agent_refs(flow.get("nodes"), &mut flow_agents);
+        for flow in index.in_file_order(&index.flows, "flows") {
+            match flow {
+                Entry::Typed(f) => collect_typed_agent_refs(&f.entry.nodes, &mut flow_agents),
+                Entry::Rejected(r) => {
+                    let nodes =
+                        crate::index::rejected_json(document, r).and_then(|f| f.get("nodes"));
+                    collect_agent_refs(nodes, &mut flow_agents);
+                }
+            }
         }
         TemplateContext { flow_agents }
     }
 }
 
-/// The template of the prompt block `/blocks/<k>`: it parses, and reads only its own
-/// parameters and the auto-variables (settings depend on the agent and are checked there).
-/// `compiled`: the template as the pack compile parsed it, for a block the compile saw (it
-/// reported a parse failure itself); `None` for a block whose shape failed, parsed here.
+/// The template of the block `/blocks/<k>`, when it is a prompt (`is_prompt`) with `content`:
+/// it parses, and reads only its own parameters and the auto-variables (settings depend on
+/// the agent and are checked there). `compiled`: the template as the pack compile parsed it,
+/// for a block the compile saw (it reported a parse failure itself); `None` for a block
+/// rejected at load, parsed here.
 pub(crate) fn check_block_template(
     k: usize,
-    block: &Value,
+    is_prompt: bool,
+    content: &Value,
     compiled: Option<Option<&Arc<CompiledTemplate>>>,
     out: &mut Vec<Issue>,
 ) {
-    if block.get("kind").and_then(Value::as_str) != Some("prompt") {
+    if !is_prompt {
         return;
     }
-    let Some(source) = block.pointer("/content/template").and_then(Value::as_str) else {
+    let Some(source) = content.get("template").and_then(Value::as_str) else {
         return;
     };
     if source.trim().is_empty() {
@@ -326,7 +339,7 @@ pub(crate) fn check_block_template(
             None => return,
         },
     };
-    let params = raw_parameters(block.pointer("/content/parameters"));
+    let params = raw_parameters(content.get("parameters"));
     let allowed = AllowedVariables::new()
         .with_params(params.iter().map(|p| p.name))
         .with_input(InputPolicy::Allowed);
@@ -340,27 +353,22 @@ pub(crate) fn check_block_template(
     push_capped(kept, |issue| located(issue, &at, ""), &at, out);
 }
 
-/// The instructions of the agent `/agents/<i>`: inline, they parse and read only declared
-/// parameters, the auto-variables and the settings blocks the agent references; from a prompt
-/// block, the block's settings and `input` reads are checked against this agent.
+/// The instructions of the agent `/agents/<i>` (`inputs`: what the checks read of it):
+/// inline, they parse and read only declared parameters, the auto-variables and the settings
+/// blocks the agent references; from a prompt block, the block's settings and `input` reads
+/// are checked against this agent.
 ///
-/// `typed`: the agent's typed shape, when it has one; `compiled`: what the pack compile made
-/// of the instructions, for an agent the compile saw (it reported their problems itself);
-/// `None` for an agent whose shape failed, whose instructions are parsed and resolved here.
+/// `compiled`: what the pack compile made of the instructions, for an agent the compile saw
+/// (it reported their problems itself); `None` for an agent rejected at load, whose
+/// instructions are parsed and resolved here.
 pub(crate) fn check_agent_template(
     i: usize,
-    agent: &Value,
-    typed: Option<&AgentShape>,
+    inputs: AgentTemplateInputs<'_>,
     compiled: Option<Option<&CompiledInstructions>>,
     resolver: &Resolver<'_>,
     ctx: &TemplateContext<'_>,
     out: &mut Vec<Issue>,
 ) {
-    let inputs = match (typed, agent.as_object()) {
-        (Some(shape), _) => AgentTemplateInputs::of_typed(shape),
-        (None, Some(obj)) => AgentTemplateInputs::of_raw(obj),
-        (None, None) => return,
-    };
     let input = if ctx.flow_agents.contains(inputs.id) {
         InputPolicy::Allowed
     } else {
@@ -467,7 +475,22 @@ fn prompt_block(
     }
 }
 
-/// Agent ids of `kind: agent` nodes, loop bodies included (iteratively).
+/// Agent ids of the agent nodes of a typed flow, loop bodies included (iteratively).
+fn collect_typed_agent_refs<'a>(nodes: &'a [Node], out: &mut HashSet<&'a str>) {
+    let mut stack: Vec<&Node> = nodes.iter().collect();
+    while let Some(node) = stack.pop() {
+        match node {
+            Node::Agent(leaf) => {
+                out.insert(&leaf.r#ref);
+            }
+            Node::Loop(LoopNode::While(l)) => stack.extend(&l.body.nodes),
+            Node::Loop(LoopNode::Foreach(l)) => stack.extend(&l.body.nodes),
+            Node::Tool(_) | Node::Fanout(_) | Node::Subgraph(_) => {}
+        }
+    }
+}
+
+/// Agent ids of `kind: agent` nodes of a flow's JSON, loop bodies included (iteratively).
 fn collect_agent_refs<'a>(nodes: Option<&'a Value>, out: &mut HashSet<&'a str>) {
     let mut stack: Vec<&Value> = nodes
         .and_then(Value::as_array)
