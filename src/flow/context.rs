@@ -128,7 +128,7 @@ impl FlowContext {
     /// read from the raw document so entries with other shape problems still count.
     pub fn of_index(document: &Value) -> FlowContext {
         let ids = |list: &str| {
-            entry_list(document, list)
+            crate::index::raw_list(document, list)
                 .iter()
                 .filter_map(|e| e.get("id").and_then(Value::as_str))
                 .map(str::to_owned)
@@ -146,12 +146,4 @@ impl FlowContext {
     pub(super) fn knows_agent(&self, id: &str) -> Option<bool> {
         self.agents.as_ref().map(|a| a.contains(id))
     }
-}
-
-/// The entries of list `list` of a pack index document (none when it is not an array).
-pub(super) fn entry_list<'a>(document: &'a Value, list: &str) -> &'a [Value] {
-    document
-        .get(list)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
 }

@@ -42,7 +42,7 @@ pub use context::{FlowContext, FlowOptions};
 
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
-use context::{Sink, entry_list};
+use context::Sink;
 use serde_json::Value;
 
 /// Most nodes (at all depths) a flow may have before validation refuses to look further.
@@ -193,7 +193,7 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
 /// ```
 pub fn check_index_flows(document: &Value, options: &FlowOptions, report: &mut Report) {
     let ctx = FlowContext::of_index(document).with_options(options.clone());
-    for (i, entry) in entry_list(document, "flows").iter().enumerate() {
+    for (i, entry) in crate::index::raw_list(document, "flows").iter().enumerate() {
         report.extend(check_index_flow(entry, i, &ctx));
     }
 }

@@ -354,7 +354,8 @@ impl AgentParts {
     }
 }
 
-/// What compiling an agent reads of it, borrowed from a typed [`Agent`].
+/// What compiling an agent reads of a typed [`Agent`], borrowed, with absent lists read as
+/// empty (as upstream's `defineAgent` reads them).
 pub(crate) struct AgentRef<'a> {
     index: usize,
     id: &'a str,

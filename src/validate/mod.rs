@@ -206,6 +206,9 @@ fn check_entries(
                 out
             })
             .collect(),
+        // Every flow entry, typed or not, is checked from its JSON: the flow checks are
+        // lenient by design (see `flow::model`), reporting every problem of a malformed flow,
+        // and the typed flow is what loading makes of a flow they pass.
         index::raw_list(document, "flows")
             .par_iter()
             .enumerate()
