@@ -7,7 +7,8 @@
 //! and `tablerow` add their loop variable and `forloop`/`tablerowloop` for their bodies only.
 
 use super::ast::{
-    Expr, ExprKind, FilterArg, FilteredValue, Node, PartialFile, PartialTag, Prop, lookup_message,
+    Expr, ExprKind, FilterArg, FilteredValue, LoopHead, Node, PartialFile, PartialRef, PartialTag,
+    Prop, lookup_message,
 };
 use std::fmt;
 
@@ -254,22 +255,7 @@ impl<'s> Analyzer<'s> {
                 head,
                 body,
                 else_body,
-            } => {
-                self.expr(&head.collection);
-                for (_, v) in &head.hash {
-                    if let Some(e) = v {
-                        self.expr(e);
-                        self.reads_continue |= self
-                            .src
-                            .get(e.begin..e.end)
-                            .is_some_and(|t| t.contains("continue"));
-                    }
-                }
-                self.blocks.push([head.var.as_str(), "forloop"]);
-                self.nodes(body);
-                self.nodes(else_body);
-                self.blocks.pop();
-            }
+            } => self.for_loop(head, body, else_body),
             Node::Tablerow { head, body } => {
                 self.expr(&head.collection);
                 for (_, v) in &head.hash {
@@ -309,41 +295,62 @@ impl<'s> Analyzer<'s> {
                 self.nodes(body);
                 self.blocks.pop();
             }
-            Node::Partial(p) => {
-                // A render never loads a partial (a prompt has no template root): it fails at
-                // the tag, after evaluating what is recorded below, or renders a `layout
-                // none`'s body. The one value it reads that LiquidJS's analysis leaves out is
-                // a `render` tag's file given as a value.
-                if matches!(
-                    (&p.file, p.tag),
-                    (PartialFile::Value(_), PartialTag::Render)
-                ) {
-                    self.opaque = true;
-                }
-                // LiquidJS's `arguments()`: hash values, then (include, layout) the file when
-                // it is a value, then `with` / `for`; a `render` never yields its file
-                for e in p.hash.iter().filter_map(|(_, v)| v.as_ref()) {
-                    self.expr(e);
-                }
-                if let (PartialFile::Value(e), PartialTag::Include | PartialTag::Layout) =
-                    (&p.file, p.tag)
-                {
-                    self.expr(e);
-                }
-                for e in p.with.iter().chain(p.for_each.iter()) {
-                    self.expr(e);
-                }
-                self.partials.push(PartialSite {
-                    tag: p.tag,
-                    offset: p.offset,
-                    lookup: match &p.file {
-                        PartialFile::Name(n) => Some(n.clone()),
-                        _ => None,
-                    },
-                });
-                self.nodes(&p.body);
+            Node::Partial(p) => self.partial(p),
+        }
+    }
+
+    /// A `for` tag: its collection and parameters, then its body with the loop variable and
+    /// `forloop` in scope.
+    fn for_loop(&mut self, head: &'s LoopHead, body: &'s [Node], else_body: &'s [Node]) {
+        self.expr(&head.collection);
+        for (_, v) in &head.hash {
+            if let Some(e) = v {
+                self.expr(e);
+                self.reads_continue |= self
+                    .src
+                    .get(e.begin..e.end)
+                    .is_some_and(|t| t.contains("continue"));
             }
         }
+        self.blocks.push([head.var.as_str(), "forloop"]);
+        self.nodes(body);
+        self.nodes(else_body);
+        self.blocks.pop();
+    }
+
+    /// An `include`, `render` or `layout` tag.
+    fn partial(&mut self, p: &'s PartialRef) {
+        // A render never loads a partial (a prompt has no template root): it fails at
+        // the tag, after evaluating what is recorded below, or renders a `layout
+        // none`'s body. The one value it reads that LiquidJS's analysis leaves out is
+        // a `render` tag's file given as a value.
+        if matches!(
+            (&p.file, p.tag),
+            (PartialFile::Value(_), PartialTag::Render)
+        ) {
+            self.opaque = true;
+        }
+        // LiquidJS's `arguments()`: hash values, then (include, layout) the file when
+        // it is a value, then `with` / `for`; a `render` never yields its file
+        for e in p.hash.iter().filter_map(|(_, v)| v.as_ref()) {
+            self.expr(e);
+        }
+        if let (PartialFile::Value(e), PartialTag::Include | PartialTag::Layout) = (&p.file, p.tag)
+        {
+            self.expr(e);
+        }
+        for e in p.with.iter().chain(p.for_each.iter()) {
+            self.expr(e);
+        }
+        self.partials.push(PartialSite {
+            tag: p.tag,
+            offset: p.offset,
+            lookup: match &p.file {
+                PartialFile::Name(n) => Some(n.clone()),
+                _ => None,
+            },
+        });
+        self.nodes(&p.body);
     }
 }
 

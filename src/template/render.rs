@@ -197,26 +197,7 @@ impl<'a> Renderer<'a> {
                 value,
                 whens,
                 else_body,
-            } => {
-                let target = match self.filtered(value)? {
-                    Val::Empty | Val::Blank => Val::S(""),
-                    v => v,
-                };
-                let mut hit = false;
-                for (values, body) in whens {
-                    for e in values {
-                        let v = self.expr(e)?;
-                        if js_equals(&target, &v) {
-                            self.render(body, out)?;
-                            hit = true;
-                            break;
-                        }
-                    }
-                }
-                if !hit {
-                    self.render(else_body, out)?;
-                }
-            }
+            } => self.case(value, whens, else_body, out)?,
             Node::For {
                 head,
                 body,
@@ -227,24 +208,7 @@ impl<'a> Renderer<'a> {
                 group,
                 candidates,
                 key,
-            } => {
-                let g = match group {
-                    Some(e) => js_string(&self.expr(e)?),
-                    None => "undefined".to_string(),
-                };
-                let fp = format!("cycle:{g}:{key}");
-                let idx = self.cycles.get(&fp).copied().unwrap_or(0);
-                let n = candidates.len().max(1);
-                self.cycles.insert(fp, (idx + 1) % n);
-                if let Some(c) = candidates.get(idx) {
-                    let v = self.filtered(c)?;
-                    // a tag's return value is written only when truthy in JS
-                    // (`html && emitter.write(html)`), so `{% cycle 'a', false %}` writes nothing
-                    if v.truthy_js() {
-                        write_val(out, &v);
-                    }
-                }
-            }
+            } => self.cycle(group.as_ref(), candidates, key, out)?,
             Node::Assign { name, value } => {
                 let v = self.filtered(value)?;
                 self.set_bottom(name.get(self.src), v);
@@ -277,6 +241,64 @@ impl<'a> Renderer<'a> {
                 r?;
             }
             Node::Partial(p) => self.partial(p, out)?,
+        }
+        Ok(())
+    }
+
+    /// A `case` tag: each `when` with a value equal to the target (JavaScript `==`, an empty
+    /// or blank target reading as `""`) renders its body, as LiquidJS renders every matching
+    /// branch; when none matches, the `else`.
+    fn case(
+        &mut self,
+        value: &'a FilteredValue,
+        whens: &'a [(Vec<Expr>, Vec<Node>)],
+        else_body: &'a [Node],
+        out: &mut String,
+    ) -> RResult<()> {
+        let target = match self.filtered(value)? {
+            Val::Empty | Val::Blank => Val::S(""),
+            v => v,
+        };
+        let mut hit = false;
+        for (values, body) in whens {
+            for e in values {
+                let v = self.expr(e)?;
+                if js_equals(&target, &v) {
+                    self.render(body, out)?;
+                    hit = true;
+                    break;
+                }
+            }
+        }
+        if !hit {
+            self.render(else_body, out)?;
+        }
+        Ok(())
+    }
+
+    /// A `cycle` tag: the next candidate of its group, written when truthy.
+    fn cycle(
+        &mut self,
+        group: Option<&'a Expr>,
+        candidates: &'a [FilteredValue],
+        key: &str,
+        out: &mut String,
+    ) -> RResult<()> {
+        let g = match group {
+            Some(e) => js_string(&self.expr(e)?),
+            None => "undefined".to_string(),
+        };
+        let fp = format!("cycle:{g}:{key}");
+        let idx = self.cycles.get(&fp).copied().unwrap_or(0);
+        let n = candidates.len().max(1);
+        self.cycles.insert(fp, (idx + 1) % n);
+        if let Some(c) = candidates.get(idx) {
+            let v = self.filtered(c)?;
+            // a tag's return value is written only when truthy in JS
+            // (`html && emitter.write(html)`), so `{% cycle 'a', false %}` writes nothing
+            if v.truthy_js() {
+                write_val(out, &v);
+            }
         }
         Ok(())
     }
