@@ -65,12 +65,12 @@ impl FromDocument for Flow {
 }
 
 /// [`Agent`] with its open fields skipped: the same fields, names and types, so it accepts
-/// and refuses exactly what `Agent` does, with the same messages (a test checks it). Deploy
-/// validation compiles an agent from this and the document's open values, borrowed.
+/// and refuses exactly what `Agent` does, with the same messages (a test checks it). An agent
+/// is typed from this and its open values, cloned (see the module docs).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)] // The skipped fields are read for their shape only.
-pub(crate) struct AgentShape {
+struct AgentShape {
     pub(crate) id: String,
     pub(crate) version: String,
     pub(crate) name: String,
