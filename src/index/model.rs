@@ -255,3 +255,53 @@ pub(crate) fn raw_list<'a>(document: &'a Value, list: &str) -> &'a [Value] {
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn index_of(document: &Value) -> PackIndex {
+        super::super::index_document(document, &mut crate::diagnostics::Report::new())
+    }
+
+    #[test]
+    fn entries_come_back_in_file_order_typed_or_rejected() {
+        let tool = |id: &str, path: &str| json!({"id": id, "version": "1.0.0", "input": {}, "output": {}, "modulePath": path});
+        let document = json!({
+            "tools": [
+                {"id": "r0", "modulePath": 5, "checkModulePath": "c.ts"},
+                tool("t1", "t1.ts"),
+                7,
+                tool("t3", "t3.ts"),
+                {"id": "r4", "version": "2.0.0", "modulePath": "r4.ts"}
+            ]
+        });
+        let index = index_of(&document);
+        let order: Vec<(usize, bool)> = index
+            .in_file_order(&index.tools, "tools")
+            .iter()
+            .map(|e| match e {
+                Entry::Typed(t) => (t.index, true),
+                Entry::Rejected(r) => (r.index, false),
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [(0, false), (1, true), (2, false), (3, true), (4, false)]
+        );
+        let heads = index.heads("tools");
+        assert_eq!(heads.len(), 5);
+        assert_eq!(heads[0].id, Some("r0"));
+        assert_eq!(heads[0].module_path, None);
+        assert_eq!(heads[0].file(), Some("c.ts"));
+        assert_eq!(heads[1].version, Some("1.0.0"));
+        assert_eq!(heads[1].file(), Some("t1.ts"));
+        assert_eq!((heads[2].index, heads[2].id), (2, None));
+        assert_eq!(heads[4].version, Some("2.0.0"));
+        assert_eq!(
+            rejected_json(&document, &index.rejected[1]),
+            Some(&json!(7))
+        );
+    }
+}
