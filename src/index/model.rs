@@ -109,6 +109,9 @@ impl EntryHead<'_> {
     }
 }
 
+/// A list's name and the [`EntryHead`] of each of its entries, in file order.
+pub(crate) type ListHeads<'a> = (&'static str, Vec<EntryHead<'a>>);
+
 /// An entry type's [`EntryHead`].
 trait Head {
     fn head(&self, index: usize) -> EntryHead<'_>;
@@ -219,6 +222,12 @@ impl PackIndex {
             "flows" => of(self, &self.flows, list),
             _ => of(self, &self.blocks, list),
         }
+    }
+
+    /// [`PackIndex::heads`] of every list, in [`LISTS`] order: what the whole-pack checks
+    /// share, built once.
+    pub(crate) fn all_heads(&self) -> Vec<ListHeads<'_>> {
+        LISTS.iter().map(|list| (*list, self.heads(list))).collect()
     }
 
     /// Every entry of list `list`, whose typed entries are `typed` (one of this index's

@@ -4,7 +4,7 @@
 
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report, pointer};
-use crate::index::{LISTS, PackIndex, kind_of_list};
+use crate::index::{ListHeads, kind_of_list};
 use std::collections::HashMap;
 
 /// Warns at each entry whose id is confusable with an earlier, different id of the pack
@@ -13,11 +13,11 @@ use std::collections::HashMap;
 /// # Complexity
 ///
 /// O(n) in the total length of the ids: one skeleton each, grouped in a hash map.
-pub(super) fn check_confusable_ids(index: &PackIndex, report: &mut Report) {
+pub(super) fn check_confusable_ids(heads: &[ListHeads<'_>], report: &mut Report) {
     // Skeleton → the first id with it and where that id is.
     let mut first: HashMap<String, (&str, &str, usize)> = HashMap::new();
-    for list in LISTS {
-        for head in index.heads(list) {
+    for (list, heads) in heads {
+        for head in heads {
             let Some(id) = head.id else { continue };
             let i = head.index;
             // ASCII letters, digits and punctuation have themselves as skeleton except for a
@@ -62,7 +62,7 @@ mod tests {
     fn warnings(doc: Value) -> Vec<(String, String)> {
         let index = crate::index::index_document(&doc, &mut Report::new());
         let mut r = Report::new();
-        check_confusable_ids(&index, &mut r);
+        check_confusable_ids(&index.all_heads(), &mut r);
         r.issues()
             .iter()
             .map(|i| (i.instance_path().to_owned(), i.message().to_owned()))

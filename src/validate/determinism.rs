@@ -3,7 +3,7 @@
 
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report, pointer};
-use crate::index::{EntryHead, LISTS, PackIndex, canonical_text, kind_of_list};
+use crate::index::{EntryHead, ListHeads, canonical_text, kind_of_list};
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -34,10 +34,10 @@ pub(super) fn check_canonical(text: &str, document: &Value, report: &mut Report)
 }
 
 /// `entries-not-sorted` at each entry whose id sorts before the previous id of its list.
-pub(super) fn check_sorted(index: &PackIndex, report: &mut Report) {
-    for list in LISTS {
+pub(super) fn check_sorted(heads: &[ListHeads<'_>], report: &mut Report) {
+    for (list, heads) in heads {
         let mut previous: Option<&str> = None;
-        for head in index.heads(list) {
+        for head in heads {
             let Some(id) = head.id else { continue };
             if let Some(prev) = previous
                 && crate::index::utf16_cmp(prev, id) == Ordering::Greater
@@ -56,15 +56,14 @@ pub(super) fn check_sorted(index: &PackIndex, report: &mut Report) {
 }
 
 /// `duplicate-entry` at each entry whose kind, id and version an earlier entry has.
-pub(super) fn check_duplicates(index: &PackIndex, report: &mut Report) {
-    for list in LISTS {
+pub(super) fn check_duplicates(heads: &[ListHeads<'_>], report: &mut Report) {
+    for (list, heads) in heads {
         let kind = kind_of_list(list);
         // Guardrails are keyed by id only; the others by id and version, where an entry
         // without a version conflicts with every other entry of its id.
-        let keyed_by_version = list != "guardrails";
-        let heads = index.heads(list);
+        let keyed_by_version = *list != "guardrails";
         let mut by_id: HashMap<&str, Vec<(&EntryHead<'_>, Option<&str>)>> = HashMap::new();
-        for head in &heads {
+        for head in heads {
             let Some(id) = head.id else { continue };
             let version = head.version.filter(|_| keyed_by_version);
             let seen = by_id.entry(id).or_default();
@@ -105,10 +104,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run(f: fn(&PackIndex, &mut Report), doc: Value) -> Vec<(String, String)> {
+    fn run(f: fn(&[ListHeads<'_>], &mut Report), doc: Value) -> Vec<(String, String)> {
         let index = crate::index::index_document(&doc, &mut Report::new());
         let mut r = Report::new();
-        f(&index, &mut r);
+        f(&index.all_heads(), &mut r);
         r.issues()
             .iter()
             .map(|i| (i.instance_path().to_owned(), i.message().to_owned()))

@@ -4,7 +4,7 @@
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
 use crate::index::wire::{Guardrail, Tool};
-use crate::index::{Indexed, LISTS, PackIndex};
+use crate::index::{Indexed, ListHeads};
 use crate::schema::{CompiledSchema, check_meta};
 
 /// Why `path` is not in the index's form (forward slashes, relative to the pack root, no
@@ -30,9 +30,9 @@ fn module_path_problem(path: &str) -> Option<&'static str> {
 }
 
 /// `module-path-form` at each `modulePath` and `checkModulePath` not in the index's form.
-pub(super) fn check_module_paths(index: &PackIndex, report: &mut Report) {
-    for list in LISTS {
-        for head in index.heads(list) {
+pub(super) fn check_module_paths(heads: &[ListHeads<'_>], report: &mut Report) {
+    for (list, heads) in heads {
+        for head in heads {
             let i = head.index;
             let fields = [
                 ("modulePath", head.module_path),

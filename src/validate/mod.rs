@@ -118,16 +118,17 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
             || {
                 let mut shapes = Report::new();
                 let index = index::index_document(document, &mut shapes);
+                let heads = index.all_heads();
                 let (whole, entries) = rayon::join(
                     || {
                         let mut pack = Report::new();
-                        determinism::check_sorted(&index, &mut pack);
-                        determinism::check_duplicates(&index, &mut pack);
-                        confusable::check_confusable_ids(&index, &mut pack);
-                        entries::check_module_paths(&index, &mut pack);
+                        determinism::check_sorted(&heads, &mut pack);
+                        determinism::check_duplicates(&heads, &mut pack);
+                        confusable::check_confusable_ids(&heads, &mut pack);
+                        entries::check_module_paths(&heads, &mut pack);
                         pack.into_issues()
                     },
-                    || check_entries(document, &index, options),
+                    || check_entries(document, &index, &heads, options),
                 );
                 let mut pack_issues = whole;
                 pack_issues.extend(entries);
@@ -156,6 +157,7 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
 fn check_entries(
     document: &serde_json::Value,
     index: &index::PackIndex,
+    heads: &[index::ListHeads<'_>],
     options: &ValidateOptions,
 ) -> Vec<Issue> {
     let published = options.published.as_deref().map(PublishedDeployed);
@@ -176,7 +178,12 @@ fn check_entries(
         fallback_rules,
         templates: templates::TemplateContext::new(document, index),
     };
-    let ids = |list: &str| index.heads(list).into_iter().filter_map(|h| h.id);
+    let ids = |list: &'static str| {
+        heads
+            .iter()
+            .filter(move |(l, _)| *l == list)
+            .flat_map(|(_, heads)| heads.iter().filter_map(|h| h.id))
+    };
     let flow_ctx = crate::flow::FlowContext::new()
         .with_tools(ids("tools"))
         .with_agents(ids("agents"))
