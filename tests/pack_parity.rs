@@ -96,19 +96,28 @@ fn fixture_packs_agree() {
     assert!(seen >= 2, "expected the fixture packs, found {seen}");
 }
 
-/// The broken pack has entries whose shape fails: registration refuses it with their shape
-/// issues (which validation reports as they are), and both resolve references to such an
-/// entry as present, so neither reports a cascade of "not found" issues.
+/// The broken pack has entries whose shape fails and a flow with a cycle: registration
+/// refuses it with their shape issues and the cycle (which validation reports as they are),
+/// and both resolve references to such an entry as present, so neither reports a cascade of
+/// "not found" issues.
 #[test]
 fn broken_pack_agrees_and_is_refused() {
     let (refused, missing) = check("broken", &read("fixtures/packs/broken/index.json"));
     assert!(!refused.is_empty(), "the broken pack registers");
     assert!(
-        refused.iter().all(|(code, ..)| code == "invalid-shape"),
+        refused
+            .iter()
+            .all(|(code, ..)| code == "invalid-shape" || code == "cycle-detected"),
         "{refused:#?}"
     );
     assert!(
         refused.iter().any(|(_, path, _)| path == "/tools/1"),
+        "{refused:#?}"
+    );
+    assert!(
+        refused
+            .iter()
+            .any(|(code, path, _)| code == "cycle-detected" && path == "/flows/0/nodes/0"),
         "{refused:#?}"
     );
     assert_eq!(missing, Vec::<Key>::new(), "{refused:#?}");
@@ -504,6 +513,35 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
                 d["flows"] = json!([f]);
             }),
             Some("schema-validation-failed"),
+        ),
+        (
+            // Serde types the flow, a graph rule refuses it: registration refuses it too.
+            "flow with a cycle",
+            synthetic(|d| {
+                let mut f = flow(json!({}));
+                f["edges"] = json!([{"id": "e0", "from": "$start", "to": "n"},
+                    {"id": "e1", "from": "n", "to": "n"}]);
+                d["flows"] = json!([f]);
+            }),
+            Some("cycle-detected"),
+        ),
+        (
+            // Warnings (a node that never runs) do not refuse a flow.
+            "flow with an unreachable node",
+            synthetic(|d| {
+                let mut f = flow(json!({}));
+                f["nodes"] = json!([{"id": "n", "kind": "tool", "ref": "t"},
+                    {"id": "m", "kind": "tool", "ref": "t"}]);
+                d["flows"] = json!([f]);
+            }),
+            None,
+        ),
+        (
+            // What a flow names is deploy validation's check, against the pack (the runtime
+            // refuses the run, not the pack).
+            "flow naming a tool the pack does not define",
+            synthetic(|d| d["flows"] = json!([flow(json!({"ref": "gone"}))])),
+            None,
         ),
     ]
 }

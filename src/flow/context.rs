@@ -2,7 +2,6 @@
 //! the severities), and the sink its issues go to.
 
 use crate::diagnostics::{Issue, Severity};
-use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Where issues are collected.
@@ -122,21 +121,6 @@ impl FlowContext {
     pub fn with_options(mut self, options: FlowOptions) -> FlowContext {
         self.options = options;
         self
-    }
-
-    /// The context of a pack index: every string `id` of its `tools` and `agents` lists,
-    /// read from the raw document so entries with other shape problems still count.
-    pub fn of_index(document: &Value) -> FlowContext {
-        let ids = |list: &str| {
-            crate::index::raw_list(document, list)
-                .iter()
-                .filter_map(|e| e.get("id").and_then(Value::as_str))
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        };
-        FlowContext::new()
-            .with_tools(ids("tools"))
-            .with_agents(ids("agents"))
     }
 
     pub(super) fn knows_tool(&self, id: &str) -> Option<bool> {

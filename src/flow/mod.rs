@@ -24,6 +24,16 @@
 //!
 //! The [`wire`] module holds the strict serde model of a valid flow.
 //!
+//! # Flows of a pack index
+//!
+//! Loading a pack index ([`crate::index::load`]) runs every check here but those of what a
+//! flow names (tool, agent and handler references, subgraph nodes) on each flow entry, as
+//! upstream's loader runs its schema and rules: a flow they find an error in is rejected at
+//! load (so a pack with a cyclic flow does not register), and the warnings of the flows that
+//! pass stay with the index ([`PackIndex::warnings`](crate::index::PackIndex::warnings)).
+//! Deploy validation then checks what each typed flow names against the pack, and runs every
+//! check on the JSON of a flow rejected at load ([`check_index_flow`]).
+//!
 //! # Order of issues
 //!
 //! [`validate_flow`] returns issues grouped by rule, in the spec's rule order, each rule's
@@ -34,14 +44,15 @@ mod context;
 mod expr;
 mod graph;
 mod model;
+mod references;
 mod rules;
 mod shape;
 pub mod wire;
 
 pub use context::{FlowContext, FlowOptions};
 
+use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
-use crate::diagnostics::{Issue, Report};
 use context::Sink;
 use serde_json::Value;
 
@@ -97,10 +108,11 @@ pub const MAX_EDGES: usize = 1_000_000;
 /// assert_eq!(issues[0].message(), "Flow \"acme.loop\" contains a cycle: a → b → a");
 /// ```
 pub fn validate_flow(flow: &Value, ctx: &FlowContext, base_pointer: &str) -> Vec<Issue> {
-    run(flow, ctx, base_pointer, false)
+    run(flow, Some(ctx), base_pointer, false)
 }
 
-fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Issue> {
+/// Every check of a flow; the reference checks only with a `ctx`.
+fn run(flow: &Value, ctx: Option<&FlowContext>, base: &str, index_entry: bool) -> Vec<Issue> {
     let mut out: Sink = Vec::new();
     shape::top_level(&mut out, flow, index_entry);
     if !flow.is_object() {
@@ -139,7 +151,15 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
     rules::mappings(&mut out, &view, flow);
     rules::flow_output(&mut out, flow);
     graph::check(&mut out, &view, flow_id);
-    rules::references(&mut out, &view, ctx);
+    if let Some(ctx) = ctx {
+        references::check_view(&view, ctx, &mut out);
+    }
+    finish(out, flow_id, base)
+}
+
+/// The issues of flow `flow_id`, found relative to it, as issues of the document the flow
+/// sits in at `base`.
+fn finish(out: Sink, flow_id: &str, base: &str) -> Vec<Issue> {
     out.into_iter()
         .map(|i| {
             // Upstream's semantic errors carry `flowId`; its schema errors do not (§2 rule 0).
@@ -167,41 +187,60 @@ fn run(flow: &Value, ctx: &FlowContext, base: &str, index_entry: bool) -> Vec<Is
         .collect()
 }
 
-/// Validates every flow entry of a pack index (`/flows/<i>`) into `report`, against the
-/// index's own tools and agents.
+/// The issues of one pack index flow entry `/flows/<i>`, checked as a flow document against
+/// `ctx` (usually the pack's own tools and agents).
 ///
 /// Index entries are open copies of flows (spec §1.9): the top-level fields the pack index
 /// shape already checks are not reported again, and `kernelPayloadVersion` and `modulePath`
-/// are allowed.
+/// are allowed. An entry that is not an object has no issues here (the index shape check
+/// reports it).
+///
+/// [`validate_index`](crate::validate::validate_index) runs these checks on every flow entry;
+/// this is for callers that hold one entry.
 ///
 /// # Examples
 ///
 /// ```
-/// use runstart::diagnostics::Report;
-/// use runstart::flow::{check_index_flows, FlowOptions};
+/// use runstart::flow::{check_index_flow, FlowContext};
 /// use serde_json::json;
 ///
-/// let document = json!({"tools": [], "agents": [], "flows": [{
+/// let entry = json!({
 ///     "id": "f", "version": "1.0.0", "kernelPayloadVersion": 1, "modulePath": "flows/f.ts",
 ///     "nodes": [{"id": "a", "kind": "tool", "ref": "acme.gone"}],
 ///     "edges": [{"id": "e0", "from": "$start", "to": "a"}]
-/// }]});
-/// let mut report = Report::new();
-/// check_index_flows(&document, &FlowOptions::new(), &mut report);
-/// assert_eq!(report.issues()[0].code(), "flow-unknown-tool");
-/// assert_eq!(report.issues()[0].instance_path(), "/flows/0/nodes/0/ref");
+/// });
+/// let issues = check_index_flow(&entry, 0, &FlowContext::new().with_tools(["acme.echo"]));
+/// assert_eq!(issues[0].code(), "flow-unknown-tool");
+/// assert_eq!(issues[0].instance_path(), "/flows/0/nodes/0/ref");
 /// ```
-pub fn check_index_flows(document: &Value, options: &FlowOptions, report: &mut Report) {
-    let ctx = FlowContext::of_index(document).with_options(options.clone());
-    for (i, entry) in crate::index::raw_list(document, "flows").iter().enumerate() {
-        report.extend(check_index_flow(entry, i, &ctx));
-    }
+pub fn check_index_flow(entry: &Value, i: usize, ctx: &FlowContext) -> Vec<Issue> {
+    check_entry(entry, i, Some(ctx))
 }
 
-/// The issues of one index flow entry `/flows/<i>` (what [`check_index_flows`] runs per
-/// entry), for callers that validate entries in parallel. `ctx` is built once per index with
-/// [`FlowContext::of_index`].
-pub fn check_index_flow(entry: &Value, i: usize, ctx: &FlowContext) -> Vec<Issue> {
+/// The issues of pack index flow entry `/flows/<i>` without the checks of what it names
+/// (references and subgraph nodes): what loading runs before it types the entry, as
+/// upstream's loader does. Its errors refuse the entry; its warnings stay with the index.
+pub(crate) fn check_index_flow_rules(entry: &Value, i: usize) -> Vec<Issue> {
+    check_entry(entry, i, None)
+}
+
+/// The reference and subgraph checks of flow entry `/flows/<i>`, typed at load (so
+/// [`check_index_flow_rules`] found no error in it): the issues [`check_index_flow`] adds to
+/// those, read from the typed flow.
+pub(crate) fn check_typed_flow_references(
+    flow: &wire::Flow,
+    i: usize,
+    ctx: &FlowContext,
+) -> Vec<Issue> {
+    let mut out: Sink = Vec::new();
+    references::check_flow(flow, ctx, &mut out);
+    if out.is_empty() {
+        return out;
+    }
+    finish(out, &flow.id, &format!("/flows/{i}"))
+}
+
+fn check_entry(entry: &Value, i: usize, ctx: Option<&FlowContext>) -> Vec<Issue> {
     if !entry.is_object() {
         return Vec::new(); // the index shape check reported it
     }

@@ -69,8 +69,30 @@ impl NodeView<'_> {
     /// The node's pointer, relative to the flow document. Built on demand: pointers are
     /// needed only for issues, and building one per node dominated validation time.
     pub(crate) fn pointer(&self) -> String {
+        self.at().pointer()
+    }
+
+    /// Where the node sits.
+    pub(crate) fn at(&self) -> ItemAt<'_> {
+        ItemAt {
+            array: &self.array,
+            position: self.position,
+        }
+    }
+}
+
+/// Where a node or edge sits: the pointer of the array holding it and its position there.
+/// Its pointer is built only when an issue needs it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ItemAt<'p> {
+    pub array: &'p str,
+    pub position: usize,
+}
+
+impl ItemAt<'_> {
+    pub(crate) fn pointer(self) -> String {
         let mut p = String::with_capacity(self.array.len() + 6);
-        p.push_str(&self.array);
+        p.push_str(self.array);
         pointer::push_index(&mut p, self.position);
         p
     }
@@ -95,10 +117,11 @@ pub(crate) struct EdgeView<'a> {
 impl EdgeView<'_> {
     /// The edge's pointer, relative to the flow document, built on demand.
     pub(crate) fn pointer(&self) -> String {
-        let mut p = String::with_capacity(self.array.len() + 6);
-        p.push_str(&self.array);
-        pointer::push_index(&mut p, self.position);
-        p
+        ItemAt {
+            array: &self.array,
+            position: self.position,
+        }
+        .pointer()
     }
 }
 

@@ -1,7 +1,7 @@
 //! Stage 2: the semantic rules of spec §2 that need no graph (1–3, 5–14), plus the
 //! reference checks beyond upstream. Each reports every violation, in walk order.
 
-use super::context::{FlowContext, Sink};
+use super::context::Sink;
 use super::expr::{self, Site};
 use super::model::{FlowView, Kind, NodeView};
 use super::shape::{self, is_exact_version, is_integer, operand_problem};
@@ -829,109 +829,6 @@ pub(crate) fn flow_output(out: &mut Sink, flow: &Value) {
                 problem.message()
             ),
         ));
-    }
-}
-
-/// Beyond upstream: tool, agent and fanout handler references, and subgraph nodes.
-pub(crate) fn references(out: &mut Sink, view: &FlowView<'_>, ctx: &FlowContext) {
-    let options = &ctx.options;
-    for n in &view.nodes {
-        let id = id_of(n);
-        match n.kind {
-            Kind::Tool | Kind::Agent => {
-                let Some(r) = n
-                    .value
-                    .get("ref")
-                    .and_then(Value::as_str)
-                    .filter(|r| !r.is_empty())
-                else {
-                    continue;
-                };
-                let (known, code, what) = if n.kind == Kind::Tool {
-                    (ctx.knows_tool(r), IssueCode::FlowUnknownTool, "tool")
-                } else {
-                    (ctx.knows_agent(r), IssueCode::FlowUnknownAgent, "agent")
-                };
-                if known == Some(false) {
-                    let label = if n.kind == Kind::Tool {
-                        "Tool"
-                    } else {
-                        "Agent"
-                    };
-                    out.push(
-                        Issue::new(
-                            options.unknown_reference,
-                            code,
-                            pointer::join(&n.pointer(), &["ref"]),
-                            format!(
-                                "{label} node \"{id}\" runs {what} \"{r}\", which the pack does not define; \
-                                 add the {what} to the pack or fix the ref (the run would be refused with flow-unbound)"
-                            ),
-                        )
-                        .with_param("nodeId", id)
-                        .with_param("ref", r),
-                    );
-                }
-            }
-            Kind::Fanout => {
-                let Some(branches) = n.value.get("branches").and_then(Value::as_array) else {
-                    continue;
-                };
-                for (i, b) in branches.iter().enumerate() {
-                    let Some(h) = b
-                        .get("handler")
-                        .and_then(Value::as_str)
-                        .filter(|h| !h.is_empty())
-                    else {
-                        continue;
-                    };
-                    if ctx.knows_tool(h) == Some(false) {
-                        let branch = b
-                            .get("branchId")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        let mut at = pointer::join(&n.pointer(), &["branches"]);
-                        pointer::push_index(&mut at, i);
-                        pointer::push(&mut at, "handler");
-                        out.push(
-                            Issue::new(
-                                options.unknown_reference,
-                                IssueCode::FlowUnknownTool,
-                                at,
-                                format!(
-                                    "Fanout node \"{id}\" branch \"{branch}\" runs tool \"{h}\", which the pack \
-                                     does not define; add the tool to the pack or fix the handler \
-                                     (the run would be refused with flow-unbound)"
-                                ),
-                            )
-                            .with_param("nodeId", id)
-                            .with_param("ref", h),
-                        );
-                    }
-                }
-            }
-            Kind::Subgraph => {
-                let target = n
-                    .value
-                    .get("flowRef")
-                    .and_then(|r| r.get("flowId"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                out.push(
-                    Issue::new(
-                        options.subgraph,
-                        IssueCode::FlowUnbound,
-                        n.pointer(),
-                        format!(
-                            "Subgraph node \"{id}\" (flow \"{target}\") cannot run: the runtime refuses \
-                             every subgraph node at run start (flow-unbound); inline the child flow's nodes instead"
-                        ),
-                    )
-                    .with_param("nodeId", id),
-                );
-            }
-            _ => {}
-        }
     }
 }
 

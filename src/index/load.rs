@@ -7,7 +7,7 @@ use super::parse::{PARALLEL_MIN_BYTES, parse_document};
 use super::typed::FromDocument;
 use super::wire::Env;
 use crate::diagnostics::IssueCode;
-use crate::diagnostics::{Issue, Report};
+use crate::diagnostics::{Issue, Report, Severity};
 use crate::schema::issue_from_error;
 use rayon::prelude::*;
 use serde_json::Value;
@@ -303,35 +303,23 @@ pub(crate) fn index_document(document: &Value, report: &mut Report) -> PackIndex
         shape_issues.push((list, issues));
     }
     let mut rejected = Vec::new();
+    let mut warnings = Vec::new();
     let shapes_of = |list: &str| {
         shape_issues
             .iter()
             .find(|(l, _)| *l == list)
             .map_or(&[][..], |(_, issues)| issues.as_slice())
     };
-    let tools = entries(document, "tools", shapes_of("tools"), &mut rejected, report);
-    let guardrails = entries(
-        document,
-        "guardrails",
-        shapes_of("guardrails"),
-        &mut rejected,
+    let mut out = Typed {
+        rejected: &mut rejected,
+        warnings: &mut warnings,
         report,
-    );
-    let agents = entries(
-        document,
-        "agents",
-        shapes_of("agents"),
-        &mut rejected,
-        report,
-    );
-    let blocks = entries(
-        document,
-        "blocks",
-        shapes_of("blocks"),
-        &mut rejected,
-        report,
-    );
-    let flows = entries(document, "flows", shapes_of("flows"), &mut rejected, report);
+    };
+    let tools = entries(document, "tools", shapes_of("tools"), &mut out);
+    let guardrails = entries(document, "guardrails", shapes_of("guardrails"), &mut out);
+    let agents = entries(document, "agents", shapes_of("agents"), &mut out);
+    let blocks = entries(document, "blocks", shapes_of("blocks"), &mut out);
+    let flows = entries(document, "flows", shapes_of("flows"), &mut out);
     PackIndex {
         pack_id: string_field(document, "packId"),
         pack_version: string_field(document, "packVersion"),
@@ -346,6 +334,7 @@ pub(crate) fn index_document(document: &Value, report: &mut Report) -> PackIndex
             .get("env")
             .and_then(|e| serde_json::from_value::<Env>(e.clone()).ok()),
         rejected,
+        warnings,
     }
 }
 
@@ -360,54 +349,79 @@ fn string_field(document: &Value, name: &str) -> String {
 /// An entry with no typed form, and whether its issues go into the load report.
 type Rejection = (Box<RejectedEntry>, bool);
 
-/// Entries of `list` whose shape deserializes. Each other one goes to `rejected` with its
-/// shape issues (`shapes`, by entry); one the shape check passed but the typed model refuses
-/// gets an issue of its own (in the report too), so no entry is ever dropped without one.
-/// For a flow that issue is the flow checks' errors ([`FromDocument::refusal`]), which deploy
-/// validation reports with the flow checks, so the report here leaves them out.
+/// Where typing the entry lists puts what is not a typed entry.
+struct Typed<'a> {
+    rejected: &'a mut Vec<RejectedEntry>,
+    warnings: &'a mut Vec<Issue>,
+    report: &'a mut Report,
+}
+
+/// What loading makes of one entry: its typed form with the warnings of its checks, or its
+/// rejection.
+type Typing<T> = Result<(Indexed<T>, Vec<Issue>), Rejection>;
+
+/// Entries of `list` whose shape deserializes and whose checks ([`FromDocument::checks`])
+/// find no error. Each other one goes to `rejected` with its shape issues (`shapes`, by
+/// entry) and its checks' errors; one the shape check passed but the typed model refuses
+/// gets an issue of its own, so no entry is ever dropped without one. That issue goes into
+/// the report too; the checks' errors (a flow's) do not, as deploy validation reports them
+/// with the checks of the entries loading could not type. The checks' warnings go to
+/// `out.warnings`, in file order.
 fn entries<T: FromDocument + Send>(
     document: &Value,
     list: &'static str,
     shapes: &[Vec<Issue>],
-    rejected: &mut Vec<RejectedEntry>,
-    report: &mut Report,
+    out: &mut Typed<'_>,
 ) -> Vec<Indexed<T>> {
-    let typed: Vec<Result<Indexed<T>, Rejection>> = raw_list(document, list)
+    let typed: Vec<Typing<T>> = raw_list(document, list)
         .par_iter()
         .enumerate()
         .map(|(index, raw)| {
             let shape = shapes.get(index).cloned().unwrap_or_default();
             let shape_failed = !shape.is_empty();
-            type_entry(raw, list, index, shape).map_err(|mut r| {
-                let mut reported_here = !shape_failed;
-                if reported_here {
+            let (errors, checked): (Vec<Issue>, Vec<Issue>) = T::checks(raw, index)
+                .into_iter()
+                .partition(|i| i.severity() == Severity::Error);
+            if !errors.is_empty() {
+                let mut issues = shape;
+                issues.extend(errors);
+                return Err((Box::new(rejected_entry(raw, list, index, issues)), false));
+            }
+            match type_entry(raw, list, index, shape) {
+                Ok(entry) => Ok((entry, checked)),
+                Err(r) if shape_failed => Err((r, false)),
+                Err(mut r) => {
                     let refusal = T::refusal(raw, index);
-                    if !refusal.is_empty() {
+                    let reported_here = refusal.is_empty();
+                    if !reported_here {
                         r.issues = refusal;
-                        reported_here = false;
                     }
+                    Err((r, reported_here))
                 }
-                (r, reported_here)
-            })
+            }
         })
         .collect();
-    let mut out = Vec::with_capacity(typed.len());
+    let mut list = Vec::with_capacity(typed.len());
     for result in typed {
         match result {
-            Ok(entry) => out.push(entry),
+            Ok((entry, checked)) => {
+                list.push(entry);
+                out.warnings.extend(checked);
+            }
             Err((r, reported_here)) => {
                 if reported_here {
-                    report.extend(r.issues.iter().cloned());
+                    out.report.extend(r.issues.iter().cloned());
                 }
-                rejected.push(*r);
+                out.rejected.push(*r);
             }
         }
     }
-    out
+    list
 }
 
-/// Entry `index` of `list` in its typed form, or, when it has none, the rejected entry (see
-/// [`rejected_entry`]).
+/// Entry `index` of `list` in its typed form, or, when it has none, the rejected entry with
+/// `shape_issues` (what the shape check found) or, when those are empty, an issue that says
+/// why the typed model refuses it.
 fn type_entry<T: FromDocument>(
     raw: &Value,
     list: &'static str,
@@ -416,30 +430,31 @@ fn type_entry<T: FromDocument>(
 ) -> Result<Indexed<T>, Box<RejectedEntry>> {
     T::from_document(raw)
         .map(|entry| Indexed { index, entry })
-        .map_err(|why| Box::new(rejected_entry(raw, list, index, shape_issues, &why)))
+        .map_err(|why| {
+            let mut issues = shape_issues;
+            if issues.is_empty() {
+                issues.push(Issue::error(
+                    IssueCode::InvalidShape,
+                    format!("/{list}/{index}"),
+                    format!(
+                        "not {} {} entry: {why}",
+                        if list == "agents" { "an" } else { "a" },
+                        kind_of_list(list)
+                    ),
+                ));
+            }
+            Box::new(rejected_entry(raw, list, index, issues))
+        })
 }
 
-/// Entry `index` of `list` rejected: with `shape_issues` (what the shape check found) or,
-/// when those are empty, an issue that says why the typed model refuses it (`why`).
+/// Entry `index` of `list` rejected with `issues` (at least one): what it has no typed
+/// form for.
 fn rejected_entry(
     raw: &Value,
     list: &'static str,
     index: usize,
-    shape_issues: Vec<Issue>,
-    why: &serde_json::Error,
+    issues: Vec<Issue>,
 ) -> RejectedEntry {
-    let mut issues = shape_issues;
-    if issues.is_empty() {
-        issues.push(Issue::error(
-            IssueCode::InvalidShape,
-            format!("/{list}/{index}"),
-            format!(
-                "not {} {} entry: {why}",
-                if list == "agents" { "an" } else { "a" },
-                kind_of_list(list)
-            ),
-        ));
-    }
     let field = |name: &str| raw.get(name).and_then(Value::as_str).map(str::to_owned);
     RejectedEntry {
         list,

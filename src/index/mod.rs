@@ -24,5 +24,5 @@ pub(crate) use fields::{
 pub use limits::Limits;
 pub use load::{Loaded, load, load_with};
 pub(crate) use load::{index_document, read};
-pub(crate) use model::{Entry, EntryHead, ListHeads, raw_list, rejected_json};
+pub(crate) use model::{Entry, EntryHead, ListHeads, rejected_json};
 pub use model::{Indexed, LISTS, PackIndex, RejectedEntry, kind_of_list};

@@ -43,6 +43,10 @@ pub struct PackIndex {
     /// silently); deploy validation counts them as present, so a reference to one is not
     /// reported again as unresolvable.
     pub rejected: Vec<RejectedEntry>,
+    /// Warnings the checks of typed entries found, in file order (today a flow's: a node
+    /// that never runs, a node with no path to `$end`, …; see [`crate::flow`]). Deploy
+    /// validation reports them; they do not keep a pack from registering.
+    pub warnings: Vec<crate::diagnostics::Issue>,
 }
 
 /// An entry of a pack index list whose shape is wrong, so it has no typed form.

@@ -9,8 +9,7 @@
 use super::wire::{
     Agent, Block, Flow, Guardrail, Instructions, Parameter, SettingsRef, Tool, ToolRef, present,
 };
-use crate::diagnostics::{Issue, Severity};
-use crate::flow::FlowContext;
+use crate::diagnostics::Issue;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
@@ -24,6 +23,14 @@ pub(crate) trait FromDocument: Sized {
     /// form, when a deeper check of the entry says it better than serde; empty when serde's
     /// reason is the one to give.
     fn refusal(_raw: &Value, _index: usize) -> Vec<Issue> {
+        Vec::new()
+    }
+
+    /// The checks entry `index` of its list goes through before it is typed, whatever its
+    /// shape check found: an error refuses the entry (with every error found, where
+    /// serde would give its first reason only), a warning stays with the index
+    /// ([`PackIndex::warnings`](super::PackIndex::warnings)). None by default.
+    fn checks(_raw: &Value, _index: usize) -> Vec<Issue> {
         Vec::new()
     }
 }
@@ -54,13 +61,11 @@ impl FromDocument for Flow {
         Ok(flow)
     }
 
-    /// The flow checks' errors for the entry (without the references to tools and agents,
-    /// which do not stop typing): deploy validation reports the same issues, all of them,
-    /// where serde would give its first reason only.
-    fn refusal(raw: &Value, index: usize) -> Vec<Issue> {
-        let mut issues = crate::flow::check_index_flow(raw, index, &FlowContext::new());
-        issues.retain(|i| i.severity() == Severity::Error);
-        issues
+    /// The flow checks (all of upstream's loader's, and the graph warnings beyond it; the
+    /// references to tools and agents and subgraph nodes are deploy validation's, against the
+    /// pack): a flow registration would run is one they pass.
+    fn checks(raw: &Value, index: usize) -> Vec<Issue> {
+        crate::flow::check_index_flow_rules(raw, index)
     }
 }
 
@@ -249,18 +254,34 @@ mod tests {
                 .map_err(|e| e.to_string());
             assert_eq!(why, Err(format!("missing field `{field}`")));
             assert_eq!(
-                Flow::refusal(&without, 0),
+                Flow::checks(&without, 0),
                 Vec::new(),
-                "the index shape check's field"
+                "the index shape's field"
             );
         }
         let mut bad_node = entry.clone();
         bad_node["nodes"][0]["kind"] = json!("script");
         assert!(Flow::from_document(&bad_node).is_err());
-        let refusal = Flow::refusal(&bad_node, 4);
-        assert_eq!(refusal.len(), 1, "{refusal:#?}");
-        assert_eq!(refusal[0].code(), "schema-validation-failed");
-        assert_eq!(refusal[0].instance_path(), "/flows/4/nodes/0/kind");
+        let checks = Flow::checks(&bad_node, 4);
+        assert_eq!(checks.len(), 1, "{checks:#?}");
+        assert_eq!(checks[0].code(), "schema-validation-failed");
+        assert_eq!(checks[0].instance_path(), "/flows/4/nodes/0/kind");
+        // A flow serde types but a graph rule refuses, and one with a warning only.
+        let mut cycle = entry.clone();
+        cycle["edges"] = json!([{"id": "e0", "from": "$start", "to": "n"},
+            {"id": "e1", "from": "n", "to": "n"}]);
+        assert!(Flow::from_document(&cycle).is_ok());
+        let checks = Flow::checks(&cycle, 1);
+        assert_eq!(checks[0].code(), "cycle-detected");
+        assert_eq!(checks[0].severity(), crate::diagnostics::Severity::Error);
+        let mut unused = entry.clone();
+        unused["nodes"] = json!([{"id": "n", "kind": "tool", "ref": "t"},
+            {"id": "m", "kind": "subgraph"}]);
+        let checks = Flow::checks(&unused, 0);
+        assert!(
+            checks.iter().all(|i| i.code() != "flow-unbound"),
+            "{checks:#?}"
+        );
     }
 
     #[test]

@@ -131,6 +131,7 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
                     || check_entries(document, &index, &heads, options),
                 );
                 let mut pack_issues = whole;
+                pack_issues.extend(index.warnings.iter().cloned());
                 pack_issues.extend(entries);
                 (index, shapes, pack_issues)
             },
@@ -153,7 +154,9 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
 /// references and the template checks, on the compiled templates. An entry rejected at load
 /// has no typed form, so the compile never saw it: its rules, references and templates are
 /// checked from its JSON in the document (the shape fallback), through the compile's
-/// resolver. Flows are checked as flow documents (see [`crate::flow::check_index_flow`]).
+/// resolver. A flow typed at load passed every flow check but those of what it names (its
+/// warnings are the index's), which run on the typed flow here; a flow rejected at load is
+/// checked from its JSON, every check ([`crate::flow::check_index_flow`]).
 fn check_entries(
     document: &serde_json::Value,
     index: &index::PackIndex,
@@ -213,13 +216,19 @@ fn check_entries(
                 out
             })
             .collect(),
-        // Every flow entry, typed or not, is checked from its JSON: the flow checks are
-        // lenient by design (see `flow::model`), reporting every problem of a malformed flow,
-        // and the typed flow is what loading makes of a flow they pass.
-        index::raw_list(document, "flows")
+        index
+            .in_file_order(&index.flows, "flows")
             .par_iter()
-            .enumerate()
-            .map(|(i, flow)| crate::flow::check_index_flow(flow, i, &flow_ctx))
+            .map(|flow| match flow {
+                // Loading ran every other flow check on it (its warnings are the index's).
+                Entry::Typed(f) => {
+                    crate::flow::check_typed_flow_references(&f.entry, f.index, &flow_ctx)
+                }
+                Entry::Rejected(r) => index::rejected_json(document, r)
+                    .map_or_else(Vec::new, |raw| {
+                        crate::flow::check_index_flow(raw, r.index, &flow_ctx)
+                    }),
+            })
             .collect(),
     ];
     let mut issues: Vec<Issue> = compile_issues;
