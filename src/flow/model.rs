@@ -54,10 +54,8 @@ impl Kind {
 #[derive(Debug)]
 pub(crate) struct NodeView<'a> {
     pub value: &'a Value,
-    /// Pointer of the array holding the node; see [`NodeView::pointer`].
-    array: Rc<str>,
-    /// Position in that array.
-    position: usize,
+    /// Where it sits; see [`NodeView::pointer`].
+    pub at: ItemAt,
     /// The id when it is a non-empty string.
     pub id: Option<&'a str>,
     pub kind: Kind,
@@ -69,30 +67,22 @@ impl NodeView<'_> {
     /// The node's pointer, relative to the flow document. Built on demand: pointers are
     /// needed only for issues, and building one per node dominated validation time.
     pub(crate) fn pointer(&self) -> String {
-        self.at().pointer()
-    }
-
-    /// Where the node sits.
-    pub(crate) fn at(&self) -> ItemAt<'_> {
-        ItemAt {
-            array: &self.array,
-            position: self.position,
-        }
+        self.at.pointer()
     }
 }
 
-/// Where a node or edge sits: the pointer of the array holding it and its position there.
-/// Its pointer is built only when an issue needs it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ItemAt<'p> {
-    pub array: &'p str,
+/// Where a node or edge sits: the pointer of the array holding it (shared by its siblings)
+/// and its position there. Its own pointer is built only when an issue needs it.
+#[derive(Debug, Clone)]
+pub(crate) struct ItemAt {
+    pub array: Rc<str>,
     pub position: usize,
 }
 
-impl ItemAt<'_> {
-    pub(crate) fn pointer(self) -> String {
+impl ItemAt {
+    pub(crate) fn pointer(&self) -> String {
         let mut p = String::with_capacity(self.array.len() + 6);
-        p.push_str(self.array);
+        p.push_str(&self.array);
         pointer::push_index(&mut p, self.position);
         p
     }
@@ -102,9 +92,8 @@ impl ItemAt<'_> {
 #[derive(Debug)]
 pub(crate) struct EdgeView<'a> {
     pub value: &'a Value,
-    /// Pointer of the scope's `edges` array; see [`EdgeView::pointer`].
-    array: Rc<str>,
-    position: usize,
+    /// Where it sits; see [`EdgeView::pointer`].
+    at: ItemAt,
     pub id: Option<&'a str>,
     pub from: Option<&'a str>,
     pub to: Option<&'a str>,
@@ -117,11 +106,7 @@ pub(crate) struct EdgeView<'a> {
 impl EdgeView<'_> {
     /// The edge's pointer, relative to the flow document, built on demand.
     pub(crate) fn pointer(&self) -> String {
-        ItemAt {
-            array: &self.array,
-            position: self.position,
-        }
-        .pointer()
+        self.at.pointer()
     }
 }
 
@@ -166,8 +151,10 @@ fn edges_of<'a>(holder: &'a Value, holder_pointer: &str) -> Vec<EdgeView<'a>> {
         .enumerate()
         .map(|(i, e)| EdgeView {
             value: e,
-            array: Rc::clone(&array),
-            position: i,
+            at: ItemAt {
+                array: Rc::clone(&array),
+                position: i,
+            },
             id: non_empty_str(e.get("id")),
             from: non_empty_str(e.get("from")),
             to: non_empty_str(e.get("to")),
@@ -235,8 +222,10 @@ impl<'a> FlowView<'a> {
             }
             view.nodes.push(NodeView {
                 value: node,
-                array: array_pointer,
-                position: at,
+                at: ItemAt {
+                    array: array_pointer,
+                    position: at,
+                },
                 id: non_empty_str(node.get("id")),
                 kind,
                 body_scope,

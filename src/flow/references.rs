@@ -13,6 +13,7 @@ use super::model::{FlowView, ItemAt, Kind};
 use super::wire::{self, Node};
 use crate::diagnostics::{Issue, IssueCode, pointer};
 use serde_json::Value;
+use std::rc::Rc;
 
 /// One thing a flow names outside itself.
 #[derive(Debug)]
@@ -22,7 +23,7 @@ pub(crate) enum Reference<'a, 'p> {
         tool: bool,
         node_id: &'a str,
         target: &'a str,
-        at: ItemAt<'p>,
+        at: &'p ItemAt,
     },
     /// Branch `branch` of a fanout node, whose non-empty `handler` names a tool.
     Handler {
@@ -30,14 +31,33 @@ pub(crate) enum Reference<'a, 'p> {
         branch: usize,
         branch_id: &'a str,
         handler: &'a str,
-        at: ItemAt<'p>,
+        at: &'p ItemAt,
     },
     /// A subgraph node, running flow `flow_id`.
     Subgraph {
         node_id: &'a str,
         flow_id: &'a str,
-        at: ItemAt<'p>,
+        at: &'p ItemAt,
     },
+}
+
+impl<'a, 'p> Reference<'a, 'p> {
+    fn node(tool: bool, node_id: &'a str, target: &'a str, at: &'p ItemAt) -> Self {
+        Reference::Node {
+            tool,
+            node_id,
+            target,
+            at,
+        }
+    }
+
+    fn subgraph(node_id: &'a str, flow_id: &'a str, at: &'p ItemAt) -> Self {
+        Reference::Subgraph {
+            node_id,
+            flow_id,
+            at,
+        }
+    }
 }
 
 /// The issue `reference` raises under `ctx`, if any, into `out`.
@@ -137,7 +157,7 @@ fn non_empty(s: &str) -> Option<&str> {
 pub(crate) fn check_view(view: &FlowView<'_>, ctx: &FlowContext, out: &mut Sink) {
     for n in &view.nodes {
         let node_id = n.id.unwrap_or_default();
-        let at = n.at();
+        let at = &n.at;
         match n.kind {
             Kind::Tool | Kind::Agent => {
                 if let Some(target) = n
@@ -147,16 +167,7 @@ pub(crate) fn check_view(view: &FlowView<'_>, ctx: &FlowContext, out: &mut Sink)
                     .and_then(non_empty)
                 {
                     let tool = n.kind == Kind::Tool;
-                    check(
-                        Reference::Node {
-                            tool,
-                            node_id,
-                            target,
-                            at,
-                        },
-                        ctx,
-                        out,
-                    );
+                    check(Reference::node(tool, node_id, target, at), ctx, out);
                 }
             }
             Kind::Fanout => {
@@ -188,15 +199,7 @@ pub(crate) fn check_view(view: &FlowView<'_>, ctx: &FlowContext, out: &mut Sink)
                     .and_then(|r| r.get("flowId"))
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                check(
-                    Reference::Subgraph {
-                        node_id,
-                        flow_id,
-                        at,
-                    },
-                    ctx,
-                    out,
-                );
+                check(Reference::subgraph(node_id, flow_id, at), ctx, out);
             }
             _ => {}
         }
@@ -207,15 +210,15 @@ pub(crate) fn check_view(view: &FlowView<'_>, ctx: &FlowContext, out: &mut Sink)
 /// pre-order, into loop bodies), each checked into `out`. Iterative: loops nest to any depth.
 pub(crate) fn check_flow(flow: &wire::Flow, ctx: &FlowContext, out: &mut Sink) {
     // Each frame: a node array still to walk, the next position, and the array's pointer.
-    let mut stack: Vec<(&[Node], usize, std::rc::Rc<str>)> =
-        vec![(flow.nodes.as_slice(), 0, std::rc::Rc::from("/nodes"))];
+    let mut stack: Vec<(&[Node], usize, Rc<str>)> =
+        vec![(flow.nodes.as_slice(), 0, Rc::from("/nodes"))];
     while let Some((nodes, position, array)) = stack.pop() {
         let Some(node) = nodes.get(position) else {
             continue;
         };
-        stack.push((nodes, position + 1, std::rc::Rc::clone(&array)));
-        let at = ItemAt {
-            array: &array,
+        stack.push((nodes, position + 1, Rc::clone(&array)));
+        let at = &ItemAt {
+            array: Rc::clone(&array),
             position,
         };
         match node {
@@ -223,16 +226,7 @@ pub(crate) fn check_flow(flow: &wire::Flow, ctx: &FlowContext, out: &mut Sink) {
                 if let Some(target) = non_empty(&leaf.r#ref) {
                     let tool = matches!(node, Node::Tool(_));
                     let node_id = leaf.id.as_str();
-                    check(
-                        Reference::Node {
-                            tool,
-                            node_id,
-                            target,
-                            at,
-                        },
-                        ctx,
-                        out,
-                    );
+                    check(Reference::node(tool, node_id, target, at), ctx, out);
                 }
             }
             Node::Fanout(fanout) => {
@@ -250,12 +244,8 @@ pub(crate) fn check_flow(flow: &wire::Flow, ctx: &FlowContext, out: &mut Sink) {
                 }
             }
             Node::Subgraph(subgraph) => {
-                let reference = Reference::Subgraph {
-                    node_id: &subgraph.id,
-                    flow_id: &subgraph.flow_ref.flow_id,
-                    at,
-                };
-                check(reference, ctx, out);
+                let flow_id = &subgraph.flow_ref.flow_id;
+                check(Reference::subgraph(&subgraph.id, flow_id, at), ctx, out);
             }
             Node::Loop(looped) => {
                 let body = match looped {
@@ -265,7 +255,7 @@ pub(crate) fn check_flow(flow: &wire::Flow, ctx: &FlowContext, out: &mut Sink) {
                 let mut body_array = at.pointer();
                 pointer::push(&mut body_array, "body");
                 pointer::push(&mut body_array, "nodes");
-                stack.push((body.nodes.as_slice(), 0, std::rc::Rc::from(body_array)));
+                stack.push((body.nodes.as_slice(), 0, Rc::from(body_array)));
             }
         }
     }
