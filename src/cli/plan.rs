@@ -80,23 +80,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             // A pack whose agents cannot be pinned or compiled is a problem found, like a
             // failed plan: every issue, exit 1.
             Err(RegisterError::Pack(issues)) => {
-                let message = format!(
-                    "{}: the pack cannot be registered ({} issue(s))",
-                    path.display(),
-                    issues.len()
-                );
-                match args.format {
-                    Format::Json => write_json(
-                        out,
-                        &json!({"error": {"code": "pack-not-registered", "message": message, "issues": issues}}),
-                    )?,
-                    Format::Human => {
-                        writeln!(out, "error[pack-not-registered] {message}")?;
-                        for issue in &issues {
-                            writeln!(out, "  {issue}")?;
-                        }
-                    }
-                }
+                print_unregistered(out, path, &issues, args.format)?;
                 return Ok(EXIT_PROBLEMS);
             }
             Err(e) => return Err(CliError::Usage(format!("{}: {e}", path.display()))),
@@ -108,32 +92,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             .register_provider(&args.tenant, p)
             .map_err(|e| CliError::Usage(format!("{}: {e}", args.providers.display())))?;
     }
-    let tenant_policy: Option<TenantPolicy> = args.policy.as_deref().map(read_input).transpose()?;
-    let (id, version) = match args.agent.split_once('@') {
-        Some((id, v)) => (id.to_owned(), Some(v.to_owned())),
-        None => (args.agent.clone(), None),
-    };
-    let mut request = RunRequest::new(
-        args.tenant.clone(),
-        id,
-        args.now.clone().unwrap_or_else(runstart::run::iso_now),
-    )
-    .with_conversation(args.conversation.clone(), args.turn);
-    request.agent.version = version;
-    request.tenant_policy = tenant_policy;
-    // JSON when it parses, text otherwise: `maxWords=80` is the number 80, `ticketId=T-17` text.
-    let mut raw = Vec::new();
-    for p in &args.params {
-        let (name, value) = p.split_once('=').ok_or_else(|| {
-            CliError::Usage(format!(
-                "--param {p:?}: write name=value, like --param ticketId=T-17"
-            ))
-        })?;
-        let parsed =
-            serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_owned()));
-        raw.push((name.to_owned(), value.to_owned()));
-        request.parameters.insert(name.to_owned(), parsed);
-    }
+    let (mut request, raw) = request(&args)?;
     let mut result = run_start.prepare(&request);
     // The command line cannot know a parameter's declared type before preparing: a value
     // that read as JSON (`ticketId=17`) for a parameter declared as string is its text.
@@ -175,6 +134,65 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             Ok(EXIT_PROBLEMS)
         }
     }
+}
+
+/// `pack-not-registered` with every issue registration refused the pack at `path` with.
+fn print_unregistered(
+    out: &mut dyn Write,
+    path: &std::path::Path,
+    issues: &[runstart::diagnostics::Issue],
+    format: Format,
+) -> Result<(), CliError> {
+    let message = format!(
+        "{}: the pack cannot be registered ({} issue(s))",
+        path.display(),
+        issues.len()
+    );
+    match format {
+        Format::Json => write_json(
+            out,
+            &json!({"error": {"code": "pack-not-registered", "message": message, "issues": issues}}),
+        ),
+        Format::Human => {
+            writeln!(out, "error[pack-not-registered] {message}")?;
+            for issue in issues {
+                writeln!(out, "  {issue}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The run request the arguments describe, and each `--param` as written (`name`, `value`).
+/// A parameter's value is JSON when it parses, text otherwise: `maxWords=80` is the number
+/// 80, `ticketId=T-17` text.
+fn request(args: &Args) -> Result<(RunRequest, Vec<(String, String)>), CliError> {
+    let tenant_policy: Option<TenantPolicy> = args.policy.as_deref().map(read_input).transpose()?;
+    let (id, version) = match args.agent.split_once('@') {
+        Some((id, v)) => (id.to_owned(), Some(v.to_owned())),
+        None => (args.agent.clone(), None),
+    };
+    let mut request = RunRequest::new(
+        args.tenant.clone(),
+        id,
+        args.now.clone().unwrap_or_else(runstart::run::iso_now),
+    )
+    .with_conversation(args.conversation.clone(), args.turn);
+    request.agent.version = version;
+    request.tenant_policy = tenant_policy;
+    let mut raw = Vec::new();
+    for p in &args.params {
+        let (name, value) = p.split_once('=').ok_or_else(|| {
+            CliError::Usage(format!(
+                "--param {p:?}: write name=value, like --param ticketId=T-17"
+            ))
+        })?;
+        let parsed =
+            serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_owned()));
+        raw.push((name.to_owned(), value.to_owned()));
+        request.parameters.insert(name.to_owned(), parsed);
+    }
+    Ok((request, raw))
 }
 
 fn human(out: &mut dyn Write, plan: &RunPlan) -> Result<(), CliError> {

@@ -6,7 +6,7 @@
 //! so a 100,000-node chain costs heap, never call stack.
 
 use super::context::Sink;
-use super::model::{FlowView, NodeView, ScopeView};
+use super::model::{EdgeView, FlowView, NodeView, ScopeView};
 use super::rules::first_index;
 use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Severity, pointer};
@@ -79,88 +79,23 @@ fn build_graph(
     }
     let mut pairs: HashSet<(usize, usize)> = HashSet::with_capacity(scope.edges.len());
     for e in &scope.edges {
-        let edge_id = e.id.unwrap_or_default();
-        let mut unknown = |endpoint: &str, id: &str| {
-            if !scope.has_nodes {
-                return;
-            }
-            let (code, message) = match owner {
-                None => (
-                    IssueCode::UnknownNodeReference,
-                    format!("Edge \"{edge_id}\" {endpoint} unknown node \"{id}\""),
-                ),
-                Some(_) => (
-                    IssueCode::LoopBodyUnknownNodeReference,
-                    format!(
-                        "Loop \"{loop_id}\" body edge \"{edge_id}\" {endpoint} unknown node \"{id}\""
-                    ),
-                ),
-            };
-            out.push(
-                Issue::error(code, pointer::join(&e.pointer(), &[endpoint]), message)
-                    .with_param("edgeId", edge_id)
-                    .with_param("endpoint", endpoint)
-                    .with_param("referencedId", id),
-            );
-        };
         if e.from == Some(start) {
             g.has_start_edge = true;
         }
-        let from = match e.from {
-            Some(f) if f == start => Some(n),
-            Some(f) => match ids.get(f) {
-                Some(&i) => Some(i),
-                None => {
-                    unknown("from", f);
-                    None
-                }
-            },
-            None => None,
-        };
-        let to = match e.to {
-            Some(t) if t == end => Some(n + 1),
-            Some(t) => match ids.get(t) {
-                Some(&i) => Some(i),
-                None => {
-                    unknown("to", t);
-                    None
-                }
-            },
-            None => None,
-        };
-        let (Some(from), Some(to)) = (from, to) else {
+        let from = endpoint(e.from, start, n, ids);
+        let to = endpoint(e.to, end, n + 1, ids);
+        for (name, unknown) in [("from", from), ("to", to)] {
+            if let (Err(id), true) = (unknown, scope.has_nodes) {
+                out.push(unknown_endpoint(e, name, id, owner.map(|_| loop_id)));
+            }
+        }
+        let (Ok(Some(from)), Ok(Some(to))) = (from, to) else {
             continue;
         };
         if to == n + 1 {
             g.has_end_edge = true;
         }
-        if from == n && to == n + 1 {
-            out.push(
-                Issue::warning(
-                    IssueCode::StartToEndEdge,
-                    e.pointer(),
-                    format!(
-                        "Edge \"{edge_id}\" goes straight from {start} to {end}: it runs nothing; remove it"
-                    ),
-                )
-                .with_param("edgeId", edge_id),
-            );
-        }
-        if !pairs.insert((from, to)) {
-            out.push(
-                Issue::warning(
-                    IssueCode::DuplicateParallelEdge,
-                    e.pointer(),
-                    format!(
-                        "Edge \"{edge_id}\" repeats an earlier edge from \"{}\" to \"{}\"; \
-                         merge them (combine their predicates with `or`)",
-                        e.from.unwrap_or_default(),
-                        e.to.unwrap_or_default()
-                    ),
-                )
-                .with_param("edgeId", edge_id),
-            );
-        }
+        redundant_edge(out, e, (from, to), (n, n + 1), &mut pairs, (start, end));
         if from == to {
             g.self_loops.insert(from);
         }
@@ -168,6 +103,82 @@ fn build_graph(
             .add_edge(NodeIndex::new(from), NodeIndex::new(to), ());
     }
     g
+}
+
+/// The graph node of an edge endpoint: `sentinel_index` for the scope's sentinel, a node's
+/// index, `None` when the edge has no such endpoint, or the id that names no node.
+fn endpoint<'a>(
+    name: Option<&'a str>,
+    sentinel: &str,
+    sentinel_index: usize,
+    ids: &HashMap<&str, usize>,
+) -> Result<Option<usize>, &'a str> {
+    match name {
+        Some(id) if id == sentinel => Ok(Some(sentinel_index)),
+        Some(id) => ids.get(id).map(|&i| Some(i)).ok_or(id),
+        None => Ok(None),
+    }
+}
+
+/// Rule 4 (or 17b inside the body of loop `loop_id`): edge `e`'s `endpoint` names `id`, no
+/// node of its scope.
+fn unknown_endpoint(e: &EdgeView<'_>, endpoint: &str, id: &str, loop_id: Option<&str>) -> Issue {
+    let edge_id = e.id.unwrap_or_default();
+    let (code, message) = match loop_id {
+        None => (
+            IssueCode::UnknownNodeReference,
+            format!("Edge \"{edge_id}\" {endpoint} unknown node \"{id}\""),
+        ),
+        Some(loop_id) => (
+            IssueCode::LoopBodyUnknownNodeReference,
+            format!("Loop \"{loop_id}\" body edge \"{edge_id}\" {endpoint} unknown node \"{id}\""),
+        ),
+    };
+    Issue::error(code, pointer::join(&e.pointer(), &[endpoint]), message)
+        .with_param("edgeId", edge_id)
+        .with_param("endpoint", endpoint)
+        .with_param("referencedId", id)
+}
+
+/// Beyond upstream (warnings): edge `e`, from graph node `from` to `to`, goes straight from
+/// the scope's start to its end (graph nodes `sentinels`), or repeats an edge of `pairs`
+/// (to which it is added).
+fn redundant_edge(
+    out: &mut Sink,
+    e: &EdgeView<'_>,
+    (from, to): (usize, usize),
+    sentinels: (usize, usize),
+    pairs: &mut HashSet<(usize, usize)>,
+    (start, end): (&str, &str),
+) {
+    let edge_id = e.id.unwrap_or_default();
+    if (from, to) == sentinels {
+        out.push(
+            Issue::warning(
+                IssueCode::StartToEndEdge,
+                e.pointer(),
+                format!(
+                    "Edge \"{edge_id}\" goes straight from {start} to {end}: it runs nothing; remove it"
+                ),
+            )
+            .with_param("edgeId", edge_id),
+        );
+    }
+    if !pairs.insert((from, to)) {
+        out.push(
+            Issue::warning(
+                IssueCode::DuplicateParallelEdge,
+                e.pointer(),
+                format!(
+                    "Edge \"{edge_id}\" repeats an earlier edge from \"{}\" to \"{}\"; \
+                     merge them (combine their predicates with `or`)",
+                    e.from.unwrap_or_default(),
+                    e.to.unwrap_or_default()
+                ),
+            )
+            .with_param("edgeId", edge_id),
+        );
+    }
 }
 
 /// Rules 15 and 17a (a scope with edges needs one from its start), and a loop body's missing

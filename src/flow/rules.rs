@@ -636,109 +636,121 @@ fn fanout_concurrency(
 /// Rule 12: subgraph nodes at any depth.
 pub(crate) fn subgraphs(out: &mut Sink, view: &FlowView<'_>) {
     for s in view.nodes.iter().filter(|n| n.kind == Kind::Subgraph) {
-        let id = id_of(s);
-        let mut bad = |at: String, field: &str, reason: String| {
-            let message = if reason.starts_with("Subgraph node ") {
-                reason
-            } else {
-                format!("Subgraph node \"{id}\": {reason}")
-            };
-            out.push(
-                Issue::error(IssueCode::InvalidSubgraphNode, at, message)
-                    .with_param("subgraphNodeId", id)
-                    .with_param("field", field),
-            );
+        let mut node = SubgraphIssues {
+            out: &mut *out,
+            node: s,
+            id: id_of(s),
         };
-        let at = |f: &[&str]| deepest(s.value, &s.pointer(), f);
-        match s.value.get("flowRef").and_then(Value::as_object) {
-            None => bad(at(&["flowRef"]), "flowRef", "must be an object".into()),
-            Some(r) => {
-                if r.get("flowId")
-                    .and_then(Value::as_str)
-                    .is_none_or(str::is_empty)
-                {
-                    bad(
-                        at(&["flowRef", "flowId"]),
-                        "flowRef.flowId",
-                        "must be a non-empty string".into(),
-                    );
-                }
-                match r.get("version").and_then(Value::as_str) {
-                    None | Some("") => bad(
-                        at(&["flowRef", "version"]),
-                        "flowRef.version",
-                        "must be a non-empty string".into(),
-                    ),
-                    Some(v) if !is_exact_version(v) => bad(
-                        at(&["flowRef", "version"]),
-                        "flowRef.version",
-                        format!("must be an exact semver (no ranges) — got \"{v}\""),
-                    ),
-                    Some(_) => {}
-                }
-            }
-        }
-        match s.value.get("inputMapping").and_then(Value::as_object) {
-            None => bad(
-                at(&["inputMapping"]),
-                "inputMapping",
-                "must be an object mapping string keys to Operands".into(),
-            ),
-            Some(m) => {
-                for (k, v) in m {
-                    let here = at(&["inputMapping", k]);
-                    if k.is_empty() {
-                        bad(
-                            here.clone(),
-                            "inputMapping",
-                            "keys must not be empty".into(),
-                        );
-                    }
-                    if !v.is_object() {
-                        bad(
-                            here,
-                            "inputMapping",
-                            format!(
-                                "entry \"{k}\" must be an Operand ({{ path }} or {{ literal }})"
-                            ),
-                        );
-                    } else if let Some(r) = operand_problem(v) {
-                        bad(
-                            here,
-                            "inputMapping",
-                            format!("entry \"{k}\" is not a valid Operand: {r}"),
-                        );
-                    }
-                }
-            }
-        }
-        match s.value.get("outputSchema").filter(|o| o.is_object()) {
-            None => bad(
-                at(&["outputSchema"]),
-                "output-schema",
-                "must be a JSON Schema (draft 2020-12) — the typed escape contract".into(),
-            ),
-            Some(schema) => {
-                for problem in compile_output_schema(schema, &at(&["outputSchema"])) {
-                    // The compile message has its own prefix, without the `: `.
-                    let message = format!(
-                        "Subgraph node \"{id}\" outputSchema failed to compile: {}",
-                        problem.message()
-                    );
-                    bad(problem.instance_path().to_owned(), "output-schema", message);
-                }
-            }
-        }
+        node.flow_ref();
+        node.input_mapping();
+        node.output_schema();
         let c = s.value.get("convergence");
         if !matches!(
             c.and_then(Value::as_str),
             Some("success-only" | "settle-all")
         ) {
-            bad(
-                at(&["convergence"]),
+            node.bad(
+                &["convergence"],
                 "convergence",
                 format!("must be one of success-only | settle-all (got {})", got(c)),
             );
+        }
+    }
+}
+
+/// Rule 12's issues for one subgraph node.
+struct SubgraphIssues<'o, 'v> {
+    out: &'o mut Sink,
+    node: &'v NodeView<'v>,
+    id: &'v str,
+}
+
+impl SubgraphIssues<'_, '_> {
+    /// The pointer of `field` (a path of keys) in the node, or of its deepest part present.
+    fn at(&self, field: &[&str]) -> String {
+        deepest(self.node.value, &self.node.pointer(), field)
+    }
+
+    fn push(&mut self, at: String, field: &str, message: String) {
+        self.out.push(
+            Issue::error(IssueCode::InvalidSubgraphNode, at, message)
+                .with_param("subgraphNodeId", self.id)
+                .with_param("field", field),
+        );
+    }
+
+    /// `reason` about the node's `path`, reported as `field`.
+    fn bad(&mut self, path: &[&str], field: &str, reason: String) {
+        let at = self.at(path);
+        let message = format!("Subgraph node \"{}\": {reason}", self.id);
+        self.push(at, field, message);
+    }
+
+    fn flow_ref(&mut self) {
+        let Some(r) = self.node.value.get("flowRef").and_then(Value::as_object) else {
+            return self.bad(&["flowRef"], "flowRef", "must be an object".into());
+        };
+        if r.get("flowId")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            let reason = "must be a non-empty string".into();
+            self.bad(&["flowRef", "flowId"], "flowRef.flowId", reason);
+        }
+        let reason = match r.get("version").and_then(Value::as_str) {
+            None | Some("") => "must be a non-empty string".into(),
+            Some(v) if !is_exact_version(v) => {
+                format!("must be an exact semver (no ranges) — got \"{v}\"")
+            }
+            Some(_) => return,
+        };
+        self.bad(&["flowRef", "version"], "flowRef.version", reason);
+    }
+
+    fn input_mapping(&mut self) {
+        let Some(m) = self
+            .node
+            .value
+            .get("inputMapping")
+            .and_then(Value::as_object)
+        else {
+            let reason = "must be an object mapping string keys to Operands".into();
+            return self.bad(&["inputMapping"], "inputMapping", reason);
+        };
+        for (k, v) in m {
+            let here = ["inputMapping", k.as_str()];
+            if k.is_empty() {
+                self.bad(&here, "inputMapping", "keys must not be empty".into());
+            }
+            if !v.is_object() {
+                let reason =
+                    format!("entry \"{k}\" must be an Operand ({{ path }} or {{ literal }})");
+                self.bad(&here, "inputMapping", reason);
+            } else if let Some(r) = operand_problem(v) {
+                let reason = format!("entry \"{k}\" is not a valid Operand: {r}");
+                self.bad(&here, "inputMapping", reason);
+            }
+        }
+    }
+
+    fn output_schema(&mut self) {
+        let Some(schema) = self
+            .node
+            .value
+            .get("outputSchema")
+            .filter(|o| o.is_object())
+        else {
+            let reason = "must be a JSON Schema (draft 2020-12) — the typed escape contract";
+            return self.bad(&["outputSchema"], "output-schema", reason.into());
+        };
+        for problem in compile_output_schema(schema, &self.at(&["outputSchema"])) {
+            // The compile message has its own prefix, without the `: `.
+            let message = format!(
+                "Subgraph node \"{}\" outputSchema failed to compile: {}",
+                self.id,
+                problem.message()
+            );
+            self.push(problem.instance_path().to_owned(), "output-schema", message);
         }
     }
 }

@@ -401,26 +401,7 @@ pub(crate) fn node(out: &mut Sink, v: &Value, at: &str) {
         Some("loop") => "$defs/LoopNode",
         Some("fanout") => "$defs/FanoutNode",
         Some("subgraph") => "$defs/SubflowNode",
-        _ => {
-            match kind {
-                None => required(out, obj, at, "$defs/Node", &["kind"]),
-                Some(k) => out.push(
-                    issue(
-                        &pointer::join(at, &["kind"]),
-                        "$defs/Node/properties/kind",
-                        "enum",
-                        format!(
-                            "must be equal to one of the allowed values (tool, agent, loop, \
-                             fanout or subgraph; got {k})"
-                        ),
-                    )
-                    .with_param("allowedValues", KINDS),
-                ),
-            }
-            required(out, obj, at, "$defs/Node", &["id"]);
-            non_empty_string(out, obj, at, "$defs/Node", "id");
-            return;
-        }
+        _ => return unknown_kind_node(out, obj, kind, at),
     };
     required(out, obj, at, sp, &["id"]);
     non_empty_string(out, obj, at, sp, "id");
@@ -434,60 +415,8 @@ pub(crate) fn node(out: &mut Sink, v: &Value, at: &str) {
                 mapping(out, m, at, "inputMapping");
             }
         }
-        Some("loop") => {
-            closed(out, obj, at, sp, LOOP_FIELDS);
-            required(
-                out,
-                obj,
-                at,
-                sp,
-                &["loopKind", "body", "maxIterations", "outputSchema"],
-            );
-            let loop_kind = obj.get("loopKind");
-            if let Some(k) = loop_kind
-                && !matches!(k.as_str(), Some("while" | "foreach"))
-            {
-                out.push(
-                    issue(
-                        &pointer::join(at, &["loopKind"]),
-                        "$defs/LoopNode/properties/loopKind",
-                        "enum",
-                        format!(
-                            "must be equal to one of the allowed values (while or foreach; got {k})"
-                        ),
-                    )
-                    .with_param("allowedValues", ["while", "foreach"]),
-                );
-            }
-            typed(out, obj, at, sp, "outputSchema", "object");
-            typed(out, obj, at, sp, "collectAllIterations", "boolean");
-            if loop_kind.and_then(Value::as_str) == Some("foreach")
-                && let Some(over) = obj.get("iterateOver")
-                && operand_problem(over).is_some()
-            {
-                operand(out, over, &pointer::join(at, &["iterateOver"]));
-            }
-            if let Some(body) = obj.get("body") {
-                loop_body(out, body, &pointer::join(at, &["body"]));
-            }
-        }
-        Some("fanout") => {
-            closed(out, obj, at, sp, FANOUT_FIELDS);
-            required(out, obj, at, sp, &["branches", "convergence"]);
-            typed(out, obj, at, sp, "branches", "array");
-            if let Some(branches) = obj.get("branches").and_then(Value::as_array) {
-                for (i, b) in branches.iter().enumerate() {
-                    let mut bp = pointer::join(at, &["branches"]);
-                    pointer::push_index(&mut bp, i);
-                    match b.as_object() {
-                        None => type_error(out, &bp, "$defs/FanoutBranch", "object"),
-                        Some(bo) => {
-                            closed(out, bo, &bp, "$defs/FanoutBranch", BRANCH_FIELDS);
-                        }
-                    }
-                }
-            }
-        }
+        Some("loop") => loop_node(out, obj, at, sp),
+        Some("fanout") => fanout_node(out, obj, at, sp),
         _ => {
             // subgraph: presence and values of its fields are rule 12's.
             closed(out, obj, at, sp, SUBGRAPH_FIELDS);
@@ -500,6 +429,80 @@ pub(crate) fn node(out: &mut Sink, v: &Value, at: &str) {
                     &["flowId", "version"],
                 );
             }
+        }
+    }
+}
+
+/// A node whose `kind` is missing or none of the five: that, and its `id`.
+fn unknown_kind_node(out: &mut Sink, obj: &Map<String, Value>, kind: Option<&Value>, at: &str) {
+    match kind {
+        None => required(out, obj, at, "$defs/Node", &["kind"]),
+        Some(k) => out.push(
+            issue(
+                &pointer::join(at, &["kind"]),
+                "$defs/Node/properties/kind",
+                "enum",
+                format!(
+                    "must be equal to one of the allowed values (tool, agent, loop, \
+                     fanout or subgraph; got {k})"
+                ),
+            )
+            .with_param("allowedValues", KINDS),
+        ),
+    }
+    required(out, obj, at, "$defs/Node", &["id"]);
+    non_empty_string(out, obj, at, "$defs/Node", "id");
+}
+
+/// A loop node's own fields (schema path `sp`); its body's nodes are visited separately.
+fn loop_node(out: &mut Sink, obj: &Map<String, Value>, at: &str, sp: &str) {
+    closed(out, obj, at, sp, LOOP_FIELDS);
+    required(
+        out,
+        obj,
+        at,
+        sp,
+        &["loopKind", "body", "maxIterations", "outputSchema"],
+    );
+    let loop_kind = obj.get("loopKind");
+    if let Some(k) = loop_kind
+        && !matches!(k.as_str(), Some("while" | "foreach"))
+    {
+        out.push(
+            issue(
+                &pointer::join(at, &["loopKind"]),
+                "$defs/LoopNode/properties/loopKind",
+                "enum",
+                format!("must be equal to one of the allowed values (while or foreach; got {k})"),
+            )
+            .with_param("allowedValues", ["while", "foreach"]),
+        );
+    }
+    typed(out, obj, at, sp, "outputSchema", "object");
+    typed(out, obj, at, sp, "collectAllIterations", "boolean");
+    if loop_kind.and_then(Value::as_str) == Some("foreach")
+        && let Some(over) = obj.get("iterateOver")
+        && operand_problem(over).is_some()
+    {
+        operand(out, over, &pointer::join(at, &["iterateOver"]));
+    }
+    if let Some(body) = obj.get("body") {
+        loop_body(out, body, &pointer::join(at, &["body"]));
+    }
+}
+
+/// A fanout node's own fields and the shape of each branch.
+fn fanout_node(out: &mut Sink, obj: &Map<String, Value>, at: &str, sp: &str) {
+    closed(out, obj, at, sp, FANOUT_FIELDS);
+    required(out, obj, at, sp, &["branches", "convergence"]);
+    typed(out, obj, at, sp, "branches", "array");
+    let branches = obj.get("branches").and_then(Value::as_array);
+    for (i, b) in branches.into_iter().flatten().enumerate() {
+        let mut bp = pointer::join(at, &["branches"]);
+        pointer::push_index(&mut bp, i);
+        match b.as_object() {
+            None => type_error(out, &bp, "$defs/FanoutBranch", "object"),
+            Some(bo) => closed(out, bo, &bp, "$defs/FanoutBranch", BRANCH_FIELDS),
         }
     }
 }

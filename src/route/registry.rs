@@ -368,59 +368,7 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
             ));
         }
         names.push(name);
-        let num = |k: &str| m.get(k).and_then(Value::as_f64);
-        if !num("contextWindow").is_some_and(|x| x > 0.0 && is_integer(x)) {
-            return Err(invalid(
-                InvalidProviderReason::InvalidContextWindow,
-                format!(
-                    "provider \"{id}\" model \"{name}\" contextWindow must be a positive integer"
-                ),
-            ));
-        }
-        let cost = m.get("cost");
-        let price = |k: &str| cost.and_then(|c| c.get(k)).and_then(Value::as_f64);
-        if !(price("promptUsdPer1kTokens").is_some_and(|x| x >= 0.0)
-            && price("completionUsdPer1kTokens").is_some_and(|x| x >= 0.0))
-        {
-            return Err(invalid(
-                InvalidProviderReason::InvalidCost,
-                format!(
-                    "provider \"{id}\" model \"{name}\" cost table must have non-negative promptUsdPer1kTokens + completionUsdPer1kTokens"
-                ),
-            ));
-        }
-        if !(absent(m.get("p95LatencyMs")) || num("p95LatencyMs").is_some_and(|x| x >= 0.0)) {
-            return Err(invalid(
-                InvalidProviderReason::InvalidP95Latency,
-                format!(
-                    "provider \"{id}\" model \"{name}\" p95LatencyMs must be a non-negative number"
-                ),
-            ));
-        }
-        if !(absent(m.get("maxOutputTokens"))
-            || num("maxOutputTokens").is_some_and(|x| x > 0.0 && is_integer(x)))
-        {
-            return Err(invalid(
-                InvalidProviderReason::InvalidMaxOutputTokens,
-                format!(
-                    "provider \"{id}\" model \"{name}\" maxOutputTokens must be a positive integer"
-                ),
-            ));
-        }
-        if !(absent(m.get("sampling")) || m.get("sampling").is_some_and(Value::is_boolean)) {
-            return Err(invalid(
-                InvalidProviderReason::InvalidSampling,
-                format!("provider \"{id}\" model \"{name}\" sampling must be true or false"),
-            ));
-        }
-        if !(absent(m.get("thinking")) || thinking_ok(m.get("thinking"))) {
-            return Err(invalid(
-                InvalidProviderReason::InvalidThinking,
-                format!(
-                    "provider \"{id}\" model \"{name}\" thinking must be {{ mode: 'adaptive' | 'always', lowest: <the vendor's setting> }}"
-                ),
-            ));
-        }
+        validate_model(id, name, m)?;
     }
     if let Some(dm) = v.get("defaultModel").filter(|d| !d.is_null())
         && !dm.as_str().is_some_and(|d| names.contains(&d))
@@ -435,6 +383,63 @@ fn validate_provider(v: &Value) -> Result<(), RegistryError> {
         ));
     }
     validate_provider_labels(id, v.get("labels"))
+}
+
+/// The registration checks (spec §4.1) of model `name`, entry `m` of provider `id`'s `models`,
+/// after its name: context window, cost table, latency, output tokens, sampling, thinking.
+fn validate_model(id: &str, name: &str, m: &Value) -> Result<(), RegistryError> {
+    let num = |k: &str| m.get(k).and_then(Value::as_f64);
+    if !num("contextWindow").is_some_and(|x| x > 0.0 && is_integer(x)) {
+        return Err(invalid(
+            InvalidProviderReason::InvalidContextWindow,
+            format!("provider \"{id}\" model \"{name}\" contextWindow must be a positive integer"),
+        ));
+    }
+    let cost = m.get("cost");
+    let price = |k: &str| cost.and_then(|c| c.get(k)).and_then(Value::as_f64);
+    if !(price("promptUsdPer1kTokens").is_some_and(|x| x >= 0.0)
+        && price("completionUsdPer1kTokens").is_some_and(|x| x >= 0.0))
+    {
+        return Err(invalid(
+            InvalidProviderReason::InvalidCost,
+            format!(
+                "provider \"{id}\" model \"{name}\" cost table must have non-negative promptUsdPer1kTokens + completionUsdPer1kTokens"
+            ),
+        ));
+    }
+    if !(absent(m.get("p95LatencyMs")) || num("p95LatencyMs").is_some_and(|x| x >= 0.0)) {
+        return Err(invalid(
+            InvalidProviderReason::InvalidP95Latency,
+            format!(
+                "provider \"{id}\" model \"{name}\" p95LatencyMs must be a non-negative number"
+            ),
+        ));
+    }
+    if !(absent(m.get("maxOutputTokens"))
+        || num("maxOutputTokens").is_some_and(|x| x > 0.0 && is_integer(x)))
+    {
+        return Err(invalid(
+            InvalidProviderReason::InvalidMaxOutputTokens,
+            format!(
+                "provider \"{id}\" model \"{name}\" maxOutputTokens must be a positive integer"
+            ),
+        ));
+    }
+    if !(absent(m.get("sampling")) || m.get("sampling").is_some_and(Value::is_boolean)) {
+        return Err(invalid(
+            InvalidProviderReason::InvalidSampling,
+            format!("provider \"{id}\" model \"{name}\" sampling must be true or false"),
+        ));
+    }
+    if !(absent(m.get("thinking")) || thinking_ok(m.get("thinking"))) {
+        return Err(invalid(
+            InvalidProviderReason::InvalidThinking,
+            format!(
+                "provider \"{id}\" model \"{name}\" thinking must be {{ mode: 'adaptive' | 'always', lowest: <the vendor's setting> }}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn thinking_ok(v: Option<&Value>) -> bool {
