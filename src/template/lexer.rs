@@ -852,6 +852,43 @@ pub(crate) fn tag_token(
     })
 }
 
+/// Inside `{% raw %}` (opened at `rb`), from `p`: the next token, where the text goes on, and
+/// whether the token is the `endraw` tag that closes the raw block. Text up to `endraw` is
+/// one HTML token, whatever tags it holds.
+#[cold]
+fn raw_token(s: &str, p: usize, n: usize, rb: usize) -> Result<(Token, usize, bool), ParseError> {
+    let mut c = Cursor::new(s, p, n);
+    let begin = p;
+    let mut left = c.read_to(b"{%").map(|x| x - 2);
+    while c.p < c.n {
+        let id = c.read_identifier();
+        if c.text(id) != "endraw" {
+            left = c.read_to(b"{%").map(|x| x - 2);
+            continue;
+        }
+        while c.p <= c.n {
+            if c.rmatch(b"%}") {
+                let end = c.p;
+                if Some(begin) == left {
+                    let t = tag_token(s, begin, end, begin + 2, end - 2, false)?;
+                    return Ok((t, end, true));
+                }
+                let l = left.unwrap_or(begin);
+                return Ok((Token::Html { begin, end: l }, l, false));
+            }
+            if c.rmatch(b"{%") {
+                break;
+            }
+            c.p += 1;
+        }
+    }
+    Err(ParseError::new(
+        ParseErrorKind::Syntax,
+        format!("raw {} not closed", snapshot(s, rb, n)),
+        begin,
+    ))
+}
+
 /// The top-level tokenizer (`readTopLevelTokens`) including whitespace control.
 pub(crate) fn tokenize(s: &str) -> Result<Vec<Token>, ParseError> {
     let n = s.len();
@@ -862,49 +899,11 @@ pub(crate) fn tokenize(s: &str) -> Result<Vec<Token>, ParseError> {
     let starts = |p: usize, pat: &[u8]| bytes.get(p..p + pat.len()) == Some(pat);
     while p < n {
         if let Some(rb) = raw_begin {
-            let mut c = Cursor::new(s, p, n);
-            let begin = p;
-            let mut left = c.read_to(b"{%").map(|x| x - 2);
-            let mut done = None;
-            'outer: while c.p < c.n {
-                let id = c.read_identifier();
-                if c.text(id) != "endraw" {
-                    left = c.read_to(b"{%").map(|x| x - 2);
-                    continue;
-                }
-                while c.p <= c.n {
-                    if c.rmatch(b"%}") {
-                        let end = c.p;
-                        if Some(begin) == left {
-                            let t = tag_token(s, begin, end, begin + 2, end - 2, false)?;
-                            done = Some((t, end, true));
-                        } else {
-                            let l = left.unwrap_or(begin);
-                            done = Some((Token::Html { begin, end: l }, l, false));
-                        }
-                        break 'outer;
-                    }
-                    if c.rmatch(b"{%") {
-                        break;
-                    }
-                    c.p += 1;
-                }
-            }
-            match done {
-                Some((t, np, closes)) => {
-                    tokens.push(t);
-                    p = np;
-                    if closes {
-                        raw_begin = None;
-                    }
-                }
-                None => {
-                    return Err(ParseError::new(
-                        ParseErrorKind::Syntax,
-                        format!("raw {} not closed", snapshot(s, rb, n)),
-                        begin,
-                    ));
-                }
+            let (t, np, closes) = raw_token(s, p, n, rb)?;
+            tokens.push(t);
+            p = np;
+            if closes {
+                raw_begin = None;
             }
             continue;
         }
