@@ -260,3 +260,75 @@ pub(crate) fn check_flow(flow: &wire::Flow, ctx: &FlowContext, out: &mut Sink) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{check_index_flow, check_index_flow_rules, check_typed_flow_references};
+    use super::*;
+    use serde_json::json;
+
+    /// The typed walk reports what the walk of the document reports, at every depth.
+    #[test]
+    fn a_typed_flow_and_its_document_report_the_same_references() {
+        let schema = json!({"type": "object"});
+        let entry = json!({
+            "id": "p.f", "version": "1.0.0", "kernelPayloadVersion": 1, "modulePath": "f.ts",
+            "nodes": [
+                {"id": "a", "kind": "tool", "ref": "gone.tool"},
+                {"id": "l", "kind": "loop", "loopKind": "foreach", "maxIterations": 3,
+                 "iterateOver": {"path": "runInput.items"}, "outputSchema": schema,
+                 "body": {
+                    "nodes": [
+                        {"id": "w", "kind": "loop", "loopKind": "while", "maxIterations": 2,
+                         "exitCondition": {"op": "exists", "value": {"path": "nodeOutputs.x"}},
+                         "outputSchema": schema,
+                         "body": {"nodes": [{"id": "x", "kind": "agent", "ref": "gone.agent"}],
+                                  "edges": [{"id": "w0", "from": "$loop-start", "to": "x"},
+                                            {"id": "w1", "from": "x", "to": "$loop-end"}]}},
+                        {"id": "y", "kind": "tool", "ref": "known.tool"}
+                    ],
+                    "edges": [{"id": "b0", "from": "$loop-start", "to": "w"},
+                              {"id": "b1", "from": "w", "to": "y"},
+                              {"id": "b2", "from": "y", "to": "$loop-end"}]}},
+                {"id": "f", "kind": "fanout", "convergence": "all-succeed", "branches": [
+                    {"branchId": "one", "handler": "known.tool", "outputSchema": schema},
+                    {"branchId": "two", "handler": "gone.handler", "outputSchema": schema}]},
+                {"id": "s", "kind": "subgraph", "flowRef": {"flowId": "p.g", "version": "1.0.0"},
+                 "inputMapping": {}, "outputSchema": schema, "convergence": "success-only"}
+            ],
+            "edges": [
+                {"id": "e0", "from": "$start", "to": "a"},
+                {"id": "e1", "from": "a", "to": "l"},
+                {"id": "e2", "from": "l", "to": "f"},
+                {"id": "e3", "from": "f", "to": "s"},
+                {"id": "e4", "from": "s", "to": "$end"}
+            ]
+        });
+        let ctx = FlowContext::new()
+            .with_tools(["known.tool"])
+            .with_agents(["known.agent"]);
+        let rules = check_index_flow_rules(&entry, 2);
+        assert!(rules.is_empty(), "{rules:#?}");
+        let typed = wire::Flow::from_value(&entry).expect("a valid flow");
+        let from_document = check_index_flow(&entry, 2, &ctx);
+        let from_typed = check_typed_flow_references(&typed, 2, &ctx);
+        assert_eq!(from_typed, from_document);
+        let found: Vec<(&str, &str)> = from_typed
+            .iter()
+            .map(|i| (i.code().as_str(), i.instance_path()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("flow-unknown-tool", "/flows/2/nodes/0/ref"),
+                (
+                    "flow-unknown-agent",
+                    "/flows/2/nodes/1/body/nodes/0/body/nodes/0/ref"
+                ),
+                ("flow-unknown-tool", "/flows/2/nodes/2/branches/1/handler"),
+                ("flow-unbound", "/flows/2/nodes/3"),
+            ]
+        );
+        assert_eq!(from_typed[0].params()["flowId"], "p.f");
+    }
+}
