@@ -381,7 +381,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
         (
             "prompt block parameter that is not an object",
             synthetic(|d| d["blocks"][0]["content"]["parameters"] = json!(["p"])),
-            Some("invalid-agent"),
+            Some("invalid-block"),
         ),
         (
             "no capability declarations",
@@ -476,7 +476,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
                 d["blocks"][0]["content"]["parameters"] =
                     json!([{"name": "p", "type": "string"}, {"name": "p", "type": "string"}]);
             }),
-            Some("invalid-agent"),
+            Some("invalid-block"),
         ),
         (
             "capability invalid",

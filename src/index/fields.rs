@@ -37,7 +37,12 @@ pub(crate) fn agent_field_issues(raw: &Value, index: usize) -> Vec<Issue> {
         settings_ref_issues(model, &format!("{base}/modelSettings"), &mut out);
     }
     if let Some(list) = raw.get("parameters") {
-        parameter_list_issues(list, &format!("{base}/parameters"), &mut out);
+        parameter_list_issues(
+            list,
+            &format!("{base}/parameters"),
+            IssueCode::InvalidAgent,
+            &mut out,
+        );
     }
     out
 }
@@ -71,9 +76,15 @@ pub(crate) fn settings_ref_issues(value: &Value, at: &str, out: &mut Vec<Issue>)
 }
 
 /// The issues of a `parameters` list at `at` (an agent's, or a prompt block's content's)
-/// whose items are not all [`Parameter`](super::wire::Parameter)s.
-pub(crate) fn parameter_list_issues(value: &Value, at: &str, out: &mut Vec<Issue>) {
-    let error = |at: String, message: String| Issue::error(IssueCode::InvalidAgent, at, message);
+/// whose items are not all [`Parameter`](super::wire::Parameter)s, with `code` (the code of
+/// the agent's or the block's issues).
+pub(crate) fn parameter_list_issues(
+    value: &Value,
+    at: &str,
+    code: IssueCode,
+    out: &mut Vec<Issue>,
+) {
+    let error = |at: String, message: String| Issue::error(code, at, message);
     let Some(params) = value.as_array() else {
         out.push(error(
             at.to_owned(),
@@ -160,7 +171,12 @@ mod tests {
         ];
         for case in cases {
             let mut out = Vec::new();
-            parameter_list_issues(&json!([case.clone()]), "/p", &mut out);
+            parameter_list_issues(
+                &json!([case.clone()]),
+                "/p",
+                IssueCode::InvalidAgent,
+                &mut out,
+            );
             let typed = serde_json::from_value::<Parameter>(case.clone()).is_ok();
             assert_eq!(typed, out.is_empty(), "{case}: {:?}", texts(&out));
         }

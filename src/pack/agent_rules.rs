@@ -66,17 +66,18 @@ impl<'a> ParameterView<'a> {
 
 /// The issues of the parameters' values of the list at `list` (a pointer): names not blank,
 /// not declared twice, not reserved (and a warning for `input`), defaults of the declared
-/// type (beyond upstream).
+/// type (beyond upstream). Errors have `code`: the code of the agent's or the block's issues.
 pub(crate) fn parameter_value_issues<'a>(
     params: impl Iterator<Item = ParameterView<'a>>,
     list: &str,
+    code: IssueCode,
 ) -> Vec<Issue> {
     let mut out = Vec::new();
     let mut names: Vec<&str> = Vec::new();
     for (i, param) in params.enumerate() {
         let item = format!("{list}/{i}");
         let at = |field: &str| pointer::join(&item, &[field]);
-        let error = |message: String| Issue::error(IssueCode::InvalidAgent, at("name"), message);
+        let error = |message: String| Issue::error(code, at("name"), message);
         if let Some(name) = param.name {
             if name.trim().is_empty() {
                 out.push(error("name must be a non-empty string".to_owned()));
@@ -312,7 +313,7 @@ mod tests {
             .flatten()
             .map(ParameterView::of_raw);
         assert_eq!(
-            texts(parameter_value_issues(views, "/p")),
+            texts(parameter_value_issues(views, "/p", IssueCode::InvalidAgent)),
             [
                 ("/p/1/name", "duplicate parameter name \"x\""),
                 ("/p/1/default", "default \"1\" does not match the declared type number"),

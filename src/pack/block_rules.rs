@@ -124,11 +124,12 @@ fn prompt(content: &Value, base: &str, out: &mut Vec<Issue>) {
     if let Some(list) = content.get("parameters") {
         // Each wrong field, then the rules on the values that are there.
         let at = format!("{base}/content/parameters");
-        crate::index::parameter_list_issues(list, &at, out);
+        crate::index::parameter_list_issues(list, &at, IssueCode::InvalidBlock, out);
         let items = list.as_array().map_or(&[][..], Vec::as_slice);
         out.extend(parameter_value_issues(
             items.iter().map(ParameterView::of_raw),
             &at,
+            IssueCode::InvalidBlock,
         ));
     }
 }

@@ -483,7 +483,7 @@ fn value_rules(agent: &AgentRef<'_>, base: &str, parts: &mut AgentParts) {
             ));
         }
         let views = params.iter().map(ParameterView::of_typed);
-        for issue in parameter_value_issues(views, &list) {
+        for issue in parameter_value_issues(views, &list, IssueCode::InvalidAgent) {
             parts.report(issue);
         }
     }

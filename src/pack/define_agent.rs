@@ -331,10 +331,14 @@ impl AgentRules<'_> {
             return;
         };
         let list = pointer::join(out.base, &[prefix, &["parameters"]].concat());
-        crate::index::parameter_list_issues(value, &list, &mut out.issues);
+        crate::index::parameter_list_issues(value, &list, IssueCode::InvalidAgent, &mut out.issues);
         let items = value.as_array().map_or(&[][..], Vec::as_slice);
         let views = items.iter().map(ParameterView::of_raw);
-        out.issues.extend(parameter_value_issues(views, &list));
+        out.issues.extend(parameter_value_issues(
+            views,
+            &list,
+            IssueCode::InvalidAgent,
+        ));
     }
 }
 
