@@ -117,19 +117,17 @@ fn default_fits(ty: &str, default: &Value) -> bool {
         "string" => default.is_string(),
         "number" => default.is_number(),
         "boolean" => default.is_boolean(),
-        _ => default.as_str().is_some_and(looks_like_date),
+        _ => default.as_str().is_some_and(is_date_value),
     }
 }
 
-/// Whether `s` reads as an ISO 8601 date or date-time (what a `date` parameter holds).
-fn looks_like_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() >= 10
-        && b[..4].iter().all(u8::is_ascii_digit)
-        && b[4] == b'-'
-        && b[5..7].iter().all(u8::is_ascii_digit)
-        && b[7] == b'-'
-        && b[8..10].iter().all(u8::is_ascii_digit)
+/// Whether `s` is a value of a `date` parameter: an ISO 8601 calendar date (`2026-09-17`, a
+/// day that exists) or a date and time (`2026-09-17T15:30:00.000Z`, the zone optional), as
+/// JSON Schema's `date` and `date-time` formats read them. The deploy-time check of a
+/// default and the run-time check of a supplied value both ask this, so a default that
+/// deploys is a value a run accepts.
+pub(crate) fn is_date_value(s: &str) -> bool {
+    crate::schema::is_date_or_date_time(s)
 }
 
 /// The issues of an agent's settings and model-settings references `(pointer, id)`, in
@@ -324,6 +322,31 @@ mod tests {
             ]
             .map(|(p, m)| (p.to_owned(), m.to_owned()))
         );
+    }
+
+    #[test]
+    fn a_date_value_is_a_day_that_exists_with_an_optional_time() {
+        for yes in [
+            "2026-09-17",
+            "2024-02-29",
+            "2026-09-17T15:30:00.000Z",
+            "2026-09-17T15:30:00",
+            "2026-09-17T15:30:00+02:00",
+        ] {
+            assert!(is_date_value(yes), "{yes}");
+        }
+        for no in [
+            "2026-02-30",
+            "2026-02-29",
+            "2026-13-01",
+            "2026-9-17",
+            "2026-09-17 soon",
+            "2026-09-17T25:00:00Z",
+            "soon",
+            "",
+        ] {
+            assert!(!is_date_value(no), "{no}");
+        }
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod resolve;
 mod rules;
 
 pub(crate) use crate::version_index::VersionIndex;
+pub(crate) use agent_rules::is_date_value;
 pub(crate) use block_rules::check_block;
 pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackBlock};
 pub(crate) use define_agent::{AgentIssues, AgentRules};

@@ -585,7 +585,7 @@ fn check_parameters(
             "string" => value.is_string(),
             "number" => value.is_number(),
             "boolean" => value.is_boolean(),
-            "date" => value.as_str().is_some_and(is_date),
+            "date" => value.as_str().is_some_and(crate::pack::is_date_value),
             _ => true,
         };
         if !fits {
@@ -597,17 +597,6 @@ fn check_parameters(
         }
     }
     Ok(())
-}
-
-/// `YYYY-MM-DD` at the start (a date or a full instant), as the deploy-time default check
-/// reads a `date` parameter.
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() >= 10
-        && b.iter().take(10).enumerate().all(|(i, c)| match i {
-            4 | 7 => *c == b'-',
-            _ => c.is_ascii_digit(),
-        })
 }
 
 /// The kind check of the block step guarantees a prompt block here; answer with an error

@@ -29,6 +29,12 @@ pub use eval::{AjvError, MAX_EVAL_DEPTH};
 pub use pattern::BACKTRACK_LIMIT;
 pub(crate) use validator::build as build_validator;
 
+/// Whether `s` passes JSON Schema's `date` format or `date-time` with an optional zone
+/// (ajv-formats' `iso-date-time`): a calendar date that exists, optionally with a time.
+pub(crate) fn is_date_or_date_time(s: &str) -> bool {
+    format_text::is_date(s) || format_text::is_date_time(s, false)
+}
+
 /// Deepest JSON Schema nesting compiled (subschemas plus separately compiled references);
 /// deeper schemas are refused.
 pub const MAX_SCHEMA_DEPTH: usize = compile::MAX_DEPTH;
