@@ -68,7 +68,9 @@
 //!
 //! **[`index`]** — the pack index (envelope `v: 1`): [`index::load`] turns bytes into a typed
 //! [`index::PackIndex`] and reports every problem on the way (UTF-8, JSON syntax with line and
-//! column, size caps, entry shapes); [`index::index_hash`] is the hash a deployment signs.
+//! column, size caps, entry shapes). An entry it cannot type (a wrong shape, or a flow the
+//! flow checks refuse) is kept in [`index::PackIndex::rejected`] with its issues, never
+//! dropped; [`index::index_hash`] is the hash a deployment signs.
 //!
 //! **[`validate`]** — deploy-time validation: load, then every rule over every entry (agents,
 //! tool references, guardrails, templates, output schemas, flows, blocks, env, determinism), in

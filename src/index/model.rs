@@ -14,8 +14,8 @@ pub struct Indexed<T> {
 
 /// A loaded pack index (envelope `v: 1`).
 ///
-/// Lists hold only the entries whose shape is valid, each with its position in the file, in
-/// file order.
+/// Lists hold only the entries loading could type (their shape is valid and, for a flow, the
+/// flow checks find no error), each with its position in the file, in file order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PackIndex {
     /// The pack's id.
@@ -38,8 +38,8 @@ pub struct PackIndex {
     pub blocks: Vec<Indexed<Block>>,
     /// Declared environment, when present and well-formed.
     pub env: Option<Env>,
-    /// The entries left out of the lists above because their shape is wrong, with the
-    /// issues that say why. A pack with any cannot be registered (nothing is dropped
+    /// The entries left out of the lists above because their shape is wrong (or, for a flow,
+    /// the flow checks find an error), with the issues that say why. A pack with any cannot be registered (nothing is dropped
     /// silently); deploy validation counts them as present, so a reference to one is not
     /// reported again as unresolvable.
     pub rejected: Vec<RejectedEntry>,
