@@ -77,8 +77,9 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         };
         match run_start.register_pack(&args.tenant, &index) {
             Ok(()) => {}
-            // A pack whose agents cannot be pinned or compiled is a problem found, like a
-            // failed plan: every issue, exit 1.
+            // A pack registration refuses (agents that cannot be pinned or compiled, a flow
+            // the flow checks refuse) is a problem found, like a failed plan: every issue,
+            // exit 1.
             Err(RegisterError::Pack(issues)) => {
                 print_unregistered(out, path, &issues, args.format)?;
                 return Ok(EXIT_PROBLEMS);

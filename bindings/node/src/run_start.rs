@@ -74,8 +74,9 @@ impl NativeRunStart {
     }
 
     /// Loads a pack index and registers it for the tenant (pins resolved, templates
-    /// parsed). A file that is not a usable index throws `invalid-index`, a pack whose
-    /// agents cannot be pinned `pack-not-registered`; both carry `issues`.
+    /// parsed). A file that is not a usable index throws `invalid-index`, a pack registration
+    /// refuses (agents that cannot be pinned, a flow the flow checks refuse)
+    /// `pack-not-registered`; both carry `issues`.
     #[napi(js_name = "registerPack")]
     pub fn register_pack(&self, env: Env, tenant: String, index: IndexInput) -> napi::Result<()> {
         guard(&env, || {

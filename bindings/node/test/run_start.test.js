@@ -74,6 +74,33 @@ test('the broken pack is refused with every load issue, as runstart plan refuses
   assert.throws(() => rs.registerPack('acme', '{"v": 2}'), (e) => e.code === 'invalid-index' && Array.isArray(e.issues));
 });
 
+test('a pack with a cyclic flow is refused with the cycle, as validateIndex reports it', () => {
+  const { validateIndexSync } = require('..');
+  const index = JSON.parse(packBytes('support-desk'));
+  const flow = index.flows[0];
+  flow.edges.push({ id: 'e-back', from: flow.nodes[0].id, to: flow.nodes[0].id });
+  const bytes = JSON.stringify(index);
+  const rs = new RunStart();
+  assert.throws(
+    () => rs.registerPack('acme', bytes),
+    (e) => {
+      assert.equal(e.code, 'pack-not-registered');
+      const cycles = e.issues.filter((i) => i.code === 'cycle-detected');
+      assert.equal(cycles.length, 1);
+      assert.equal(cycles[0].instancePath, '/flows/0/nodes/0');
+      const reported = validateIndexSync(bytes).issues;
+      assert.ok(
+        reported.some((i) => i.code === 'cycle-detected' && i.instancePath === '/flows/0/nodes/0' && i.message === cycles[0].message),
+      );
+      return true;
+    },
+  );
+  // A flow warning alone does not refuse the pack.
+  const warned = JSON.parse(packBytes('support-desk'));
+  warned.flows[0].nodes.push({ id: 'lonely', kind: 'tool', ref: warned.flows[0].nodes[0].ref });
+  rs.registerPack('acme', JSON.stringify(warned));
+});
+
 test('registry changes: providers, policies and tools', () => {
   const rs = registry(['support-desk']);
   const request = {
