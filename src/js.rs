@@ -25,6 +25,22 @@ pub(crate) fn is_js_space(c: char) -> bool {
     )
 }
 
+/// The decimal digits of `n`, written from the end of `buf` (a `u64` has at most 20). Printing
+/// a count is most of what a template does with numbers, and `write!` spends more on its
+/// formatting machinery than on the digits.
+fn integer_digits(mut n: u64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + u8::try_from(n % 10).unwrap_or(0);
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[at..]).unwrap_or("0")
+}
+
 /// Writes `x` the way ECMAScript `Number.prototype.toString()` does: shortest round-trip
 /// digits, plain notation for decimal exponents in `-7 < e < 21`, `1e+21` / `1e-7` outside.
 ///
@@ -49,7 +65,7 @@ pub(crate) fn write_js_number(out: &mut impl Write, x: f64) -> fmt::Result {
     if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // ok: integral, < 2^53
         let n = x.abs() as u64;
-        return write!(out, "{n}");
+        return out.write_str(integer_digits(n, &mut [0; 20]));
     }
     // `{:e}` yields the shortest round-trip digits as `d[.ddd]e<exp>`; stack buffer, no heap.
     let mut buf = StackBuf::default();
@@ -174,9 +190,20 @@ mod tests {
             (1.7976931348623157e308, "1.7976931348623157e+308"),
             (7791.75, "7791.75"),
             (0.05528261009603739, "0.05528261009603739"),
+            (7.0, "7"),
+            (-10.0, "-10"),
+            (9_007_199_254_740_991.0, "9007199254740991"),
+            (9_007_199_254_740_992.0, "9007199254740992"),
         ];
         for (x, want) in cases {
             assert_eq!(js_number(*x), *want, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn integer_digits_are_decimal() {
+        for n in [0, 1, 9, 10, 99, 100, 12_345, u64::MAX] {
+            assert_eq!(integer_digits(n, &mut [0; 20]), n.to_string());
         }
     }
 }

@@ -107,7 +107,7 @@ impl RenderError {
 
     pub(crate) fn undefined(path: String, offset: usize) -> RenderError {
         RenderError {
-            message: format!("undefined variable: {path}"),
+            message: ["undefined variable: ", &path].concat(),
             kind: RenderErrorKind::UndefinedVariable(path),
             offset,
             line_col: None,

@@ -16,6 +16,7 @@ use super::value::{
     write_val,
 };
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::BuildHasherDefault;
@@ -284,14 +285,16 @@ impl<'a> Renderer<'a> {
         key: &str,
         out: &mut String,
     ) -> RResult<()> {
-        let g = match group {
-            Some(e) => js_string(&self.expr(e)?),
-            None => "undefined".to_string(),
+        let group = match group {
+            Some(e) => Cow::Owned(js_string(&self.expr(e)?)),
+            None => Cow::Borrowed("undefined"),
         };
-        let fp = format!("cycle:{g}:{key}");
-        let idx = self.cycles.get(&fp).copied().unwrap_or(0);
-        let n = candidates.len().max(1);
-        self.cycles.insert(fp, (idx + 1) % n);
+        // LiquidJS's fingerprint, text and all: two groups whose texts join to the same
+        // fingerprint share a position there too.
+        let fingerprint = ["cycle:", &group, ":", key].concat();
+        let position = self.cycles.entry(fingerprint).or_insert(0);
+        let idx = *position;
+        *position = (idx + 1) % candidates.len().max(1);
         if let Some(c) = candidates.get(idx) {
             let v = self.filtered(c)?;
             // a tag's return value is written only when truthy in JS
@@ -736,14 +739,20 @@ impl<'a> Renderer<'a> {
                 None => Val::Undef,
             }
         };
+        // Two renders in five end here (a strict render's usual failure), so the path is
+        // written into one string rather than joined from one string per segment.
         let undefined = |upto: usize, dynamic: &[Val<'a>]| {
-            let path = (0..=upto)
-                .map(|i| match key_at(i, dynamic) {
-                    Val::Nil | Val::NilDrop | Val::Undef => String::new(),
-                    k => js_string(&k),
-                })
-                .collect::<Vec<_>>()
-                .join(".");
+            let mut path = String::new();
+            for i in 0..=upto {
+                if i > 0 {
+                    path.push('.');
+                }
+                match key_at(i, dynamic) {
+                    Val::Nil | Val::NilDrop | Val::Undef => {}
+                    Val::S(s) => path.push_str(s),
+                    k => path.push_str(&js_string(&k)),
+                }
+            }
             RenderError::undefined(path, pos)
         };
         let mut dyn_i = 0;
