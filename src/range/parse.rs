@@ -669,6 +669,22 @@ pub(super) fn parse(
     input: &str,
     include_prerelease: bool,
 ) -> Result<(Comparators, Vec<u32>), RangeError> {
+    if let Some(parsed) = super::fast::parse(input, include_prerelease) {
+        debug_assert_eq!(
+            Ok(parsed.clone()),
+            parse_general(input, include_prerelease),
+            "the one-pass reading of {input:?} differs from the general one"
+        );
+        return Ok(parsed);
+    }
+    parse_general(input, include_prerelease)
+}
+
+/// [`parse`] through node-semver's rewriting steps, for every range.
+pub(super) fn parse_general(
+    input: &str,
+    include_prerelease: bool,
+) -> Result<(Comparators, Vec<u32>), RangeError> {
     let normalized = normalize(input)?;
     let ctx = Ctx { include_prerelease };
     let mut comparators = Comparators::new();
