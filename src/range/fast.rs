@@ -1,16 +1,30 @@
-//! One pass for the ranges tool references are usually written as: `1.2.3`, `^1.2.3`,
-//! `~1.2`, `1.x`, `>=2`, `<1.4.0`, `=1.0.0`.
+//! One pass for the ranges people write: comparators such as `1.2.3`, `^1.2.3-beta.1`,
+//! `~1.2`, `1.x`, `>=2`, `<= 1.4`, `v1.0.0` or `*`, separated by spaces, joined by `||`, or a
+//! hyphen range of two versions (`1.2 - 2.3.4`).
 //!
-//! The general parser ([`super::parse`]) follows node-semver's chain of text rewrites, which
-//! is what keeps its quirks right but costs a few thousand instructions even for `^1.2.3`.
-//! A range that is one operator and one to three plain numbers (the last ones may be
-//! wildcards, `1.x`) has no quirk to keep: no spaces to collapse, no build metadata, no
-//! hyphen, no `||`, no prerelease. This module reads exactly that form and builds its
-//! comparators directly; anything else (even a leading zero or a `v`) returns `None` and
-//! takes the general path, which debug builds also run on every range this module answers,
-//! to check that both agree (and a unit test, on some 300,000 simple forms and near misses).
+//! The general parser ([`super::parse`]) follows node-semver's chain of text rewrites, which is
+//! what keeps its quirks right but costs a few thousand instructions even for `^1.2.3`. Within
+//! the grammar below those rewrites reduce to a table (the one in the [range docs](super)), so
+//! this module reads the words once and builds each comparator directly:
+//!
+//! - an alternative is words separated by spaces (any number, as npm collapses them), or
+//!   exactly `A - B` where `A` and `B` are versions (with no operator);
+//! - a word is an operator (`^`, `~`, `~>`, `>`, `>=`, `<`, `<=`, `=` or none), an optional
+//!   `v`, then one to three parts: numbers (no leading zero, at most [`MAX_DIGITS`] digits),
+//!   then wildcards (`x`, `X`, `*`) to the end, and a strict prerelease only after three
+//!   numbers;
+//! - an operator other than `=` may stand alone as a word, the version being the next word
+//!   (npm removes that space: `>= 1.2` is `>=1.2`, `^ 1` is `^1`).
+//!
+//! Anything else returns `None` and takes the general path: build metadata, whitespace other
+//! than the ASCII space, odd prefixes (`==1`, `v=1`, `=1 - 2`, `= 1`), a number
+//! after a wildcard, long input, and every invalid range (so errors are always the general
+//! path's). Debug builds run the general path on every range this module answers and check
+//! that both agree; unit tests compare both on the conformance ranges and their mutations.
 
 use super::comparator::{Comparator, Op};
+use super::parse::{finish_alternative, simplify_union};
+use super::scan::is_strict_prerelease;
 use super::small::Comparators;
 use super::version::ZERO_PRERELEASE;
 use semver::{BuildMetadata, Prerelease, Version};
@@ -19,7 +33,13 @@ use semver::{BuildMetadata, Prerelease, Version};
 /// `Number.MAX_SAFE_INTEGER`, so no number needs the general path's range checks.
 const MAX_DIGITS: usize = 15;
 
-/// The operator a simple range starts with.
+/// Longer input takes the general path. Below this no comparator's version can reach
+/// [`MAX_VERSION_LENGTH`](super::MAX_VERSION_LENGTH) (a built version is at most its written
+/// text plus a digit) and the input is far below [`MAX_RANGE_LENGTH`](super::MAX_RANGE_LENGTH),
+/// so neither length check is needed here.
+const MAX_LEN: usize = 128;
+
+/// The operator a word starts with.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Lead {
     /// None or `=`.
@@ -32,111 +52,239 @@ enum Lead {
     LessEq,
 }
 
-/// The comparators of `input` (and no alternative ends) when it is one simple comparator
-/// (see the [module docs](self)), as [`super::parse::parse`] gives them; else `None`.
-///
-/// Only a lone comparator is read here: reading lists and unions too was measured slower
-/// overall, as every range that is not simple then paid for a longer look before the
-/// general path.
-pub(super) fn parse(input: &str, include_prerelease: bool) -> Option<(Comparators, Vec<u32>)> {
-    let mut out = Comparators::new();
-    comparator(input.as_bytes(), &Build { include_prerelease }, &mut out)?;
-    Some((out, Vec::new()))
+impl Lead {
+    /// The operator of a comparator written with this lead and a full version.
+    fn op(self) -> Op {
+        match self {
+            Lead::Greater => Op::Greater,
+            Lead::GreaterEq => Op::GreaterEq,
+            Lead::Less => Op::Less,
+            Lead::LessEq => Op::LessEq,
+            Lead::Exact | Lead::Caret | Lead::Tilde => Op::Exact,
+        }
+    }
 }
 
-/// Appends the comparators of one simple comparator `token` (`^1.2.3`, `1.x`, `<2`) to
-/// `out`; `None` when the token is not one.
-fn comparator(token: &[u8], build: &Build, out: &mut Comparators) -> Option<()> {
-    let (lead, rest) = lead(token);
-    let (nums, count) = numbers(rest)?;
-    let [major, minor, patch] = nums;
-    match (lead, count) {
-        (Lead::Exact, 3) => out.push(build.release(Op::Exact, nums)),
-        (Lead::Greater, 3) => out.push(build.release(Op::Greater, nums)),
-        (Lead::Less, 3) => out.push(build.release(Op::Less, nums)),
-        (Lead::LessEq, 3) => out.push(build.release(Op::LessEq, nums)),
-        // npm reads exactly `>=0.0.0` (without prereleases included) as `*`.
-        (Lead::GreaterEq, 3) if nums == [0, 0, 0] && !build.include_prerelease => {
-            out.push(Comparator::ANY);
+/// A version as written after an operator: `v?`, numbers, wildcards, prerelease.
+struct Written<'a> {
+    /// Written with a leading `v`.
+    v: bool,
+    /// The numbers, 0 for absent and wildcard parts.
+    nums: [u64; 3],
+    /// How many parts are numbers (the rest are absent or wildcards).
+    count: usize,
+    /// The prerelease, without its `-` (only after three numbers).
+    pre: Option<&'a [u8]>,
+}
+
+/// The comparators of `input` and the end of each alternative but the last, as
+/// [`super::parse::parse_general`] gives them, when `input` is in this module's grammar (see
+/// the [module docs](self)); else `None`.
+pub(super) fn parse(input: &str, include_prerelease: bool) -> Option<(Comparators, Vec<u32>)> {
+    let bytes = input.as_bytes();
+    if bytes.len() > MAX_LEN {
+        return None;
+    }
+    let build = Build { include_prerelease };
+    let mut out = Comparators::new();
+    let mut ends = Vec::new();
+    let mut rest = bytes;
+    loop {
+        let (part, next) = split_alternatives(rest)?;
+        let start = out.len();
+        alternative(part, &build, &mut out)?;
+        // One comparator is already final: nothing to dedupe, and `*` or `<0.0.0-0` stands
+        // alone.
+        if out.len() - start > 1 {
+            finish_alternative(&mut out, start);
         }
-        (Lead::GreaterEq, 3) => out.push(build.release(Op::GreaterEq, nums)),
-        // Partial versions: `>1` is `>=2.0.0`, `>1.2` is `>=1.3.0`.
-        (Lead::Greater, 1) => out.push(build.lower([major + 1, 0, 0])?),
-        (Lead::Greater, _) => out.push(build.lower([major, minor + 1, 0])?),
-        (Lead::GreaterEq, _) => out.push(build.lower([major, minor, 0])?),
-        (Lead::Less, _) => out.push(build.upper([major, minor, 0])),
-        (Lead::LessEq, 1) => out.push(build.upper([major + 1, 0, 0])),
-        (Lead::LessEq, _) => out.push(build.upper([major, minor + 1, 0])),
-        (Lead::Exact | Lead::Tilde | Lead::Caret, 1) => {
-            build.between(out, [major, 0, 0], [major + 1, 0, 0]);
-        }
-        (Lead::Exact | Lead::Tilde, _) if count == 2 => {
-            build.between(out, [major, minor, 0], [major, minor + 1, 0]);
-        }
-        (Lead::Tilde, _) => {
-            let lower = build.release(Op::GreaterEq, nums);
-            build.push_lower(out, lower);
-            out.push(build.upper([major, minor + 1, 0]));
-        }
-        (Lead::Caret, _) => {
-            let upper = match (major, minor) {
-                (0, 0) if count == 3 => [0, 0, patch + 1],
-                (0, _) => [0, minor + 1, 0],
-                _ => [major + 1, 0, 0],
-            };
-            if count == 2 {
-                build.between(out, [major, minor, 0], upper);
-            } else {
-                let lower = build.release(Op::GreaterEq, nums);
-                build.push_lower(out, lower);
-                out.push(build.upper(upper));
+        let Some(next) = next else { break };
+        ends.push(u32::try_from(out.len()).unwrap_or(u32::MAX));
+        rest = next;
+    }
+    if !ends.is_empty() {
+        simplify_union(&mut out, &mut ends);
+    }
+    Some((out, ends))
+}
+
+/// The text before the first `||` and what follows it. A `|` that is not part of a `||` is
+/// in no valid range: `None`.
+fn split_alternatives(s: &[u8]) -> Option<(&[u8], Option<&[u8]>)> {
+    match s.iter().position(|&b| b == b'|') {
+        None => Some((s, None)),
+        Some(at) => (s.get(at + 1) == Some(&b'|')).then(|| (&s[..at], Some(&s[at + 2..]))),
+    }
+}
+
+/// Appends the comparators of one alternative (text between `||`, spaces not yet trimmed).
+fn alternative(part: &[u8], build: &Build, out: &mut Comparators) -> Option<()> {
+    let mut words = part.split(|&b| b == b' ').filter(|w| !w.is_empty());
+    let Some(mut word) = words.next() else {
+        // An empty alternative is `*`.
+        out.push(Comparator::ANY);
+        return Some(());
+    };
+    let mut next = words.next();
+    if next == Some(b"-".as_slice()) {
+        // npm reads a hyphen range only as the whole alternative; `1 - 2 3` is no range.
+        let to = words.next()?;
+        return match words.next() {
+            None => hyphen(word, to, build, out),
+            Some(_) => None,
+        };
+    }
+    loop {
+        let (lead, mut version) = lead(word);
+        if version.is_empty() {
+            // An operator alone: npm removes the space after it. Not after a lone `=`, where
+            // whether it does depends on the word before (`1.2.3-dev = 1` keeps it).
+            if lead == Lead::Exact {
+                return None;
             }
+            version = next?;
+            next = words.next();
         }
-        // Every count of an exact lead is matched above.
-        (Lead::Exact, _) => return None,
+        comparator(lead, &written(version)?, build, out)?;
+        match next {
+            Some(following) => word = following,
+            None => return Some(()),
+        }
+        next = words.next();
+    }
+}
+
+/// Appends the comparators of the hyphen range `from - to`.
+fn hyphen(from: &[u8], to: &[u8], build: &Build, out: &mut Comparators) -> Option<()> {
+    let (from, to) = (written(from)?, written(to)?);
+    let start = out.len();
+    let [major, minor, _] = from.nums;
+    let pre = from.pre.or(build.z());
+    match from.count {
+        0 => {}
+        // npm pastes a full lower bound into the text as written, where `>=v0.0.0` is no `*`.
+        3 if from.v => out.push(build.full(Op::GreaterEq, from.nums, pre)?),
+        3 => build.at_least(out, from.nums, pre)?,
+        _ => build.at_least(out, [major, minor, 0], build.z())?,
+    }
+    let [major, minor, patch] = to.nums;
+    match (to.count, to.pre) {
+        (0, _) => {}
+        (1, _) => build.below(out, [major + 1, 0, 0]),
+        (2, _) => build.below(out, [major, minor + 1, 0]),
+        (_, Some(pre)) => out.push(build.full(Op::LessEq, to.nums, Some(pre))?),
+        (_, None) if build.include_prerelease => build.below(out, [major, minor, patch + 1]),
+        (_, None) => out.push(build.full(Op::LessEq, to.nums, None)?),
+    }
+    if out.len() == start {
+        // `* - *`: no bound at all.
+        out.push(Comparator::ANY);
     }
     Some(())
 }
 
-/// The operator at the start of `bytes` and what follows it (`~>`, `==` and other leads the
-/// general path must read leave a rest that is no number).
-fn lead(bytes: &[u8]) -> (Lead, &[u8]) {
-    match bytes {
+/// Appends the comparators one word means (npm's desugaring, as in the [range docs](super)).
+fn comparator(lead: Lead, w: &Written<'_>, build: &Build, out: &mut Comparators) -> Option<()> {
+    let [major, minor, patch] = w.nums;
+    let z = build.z();
+    match (lead, w.count) {
+        // `>*` and `<*` are npm's `<0.0.0-0`, which nothing satisfies; any other `*` is `*`.
+        (Lead::Greater | Lead::Less, 0) => build.below(out, [0, 0, 0]),
+        (_, 0) => out.push(Comparator::ANY),
+        (Lead::Caret, 3) => {
+            let upper = match (major, minor) {
+                (0, 0) => [0, 0, patch + 1],
+                (0, _) => [0, minor + 1, 0],
+                _ => [major + 1, 0, 0],
+            };
+            build.at_least(out, w.nums, w.pre)?;
+            build.below(out, upper);
+        }
+        (Lead::Tilde, 3) => {
+            build.at_least(out, w.nums, w.pre)?;
+            build.below(out, [major, minor + 1, 0]);
+        }
+        // npm reads the text `>=0.0.0` as `*`, but not `>=v0.0.0`.
+        (Lead::GreaterEq, 3) if !w.v => build.at_least(out, w.nums, w.pre)?,
+        (lead, 3) => out.push(build.full(lead.op(), w.nums, w.pre)?),
+        // Partial versions (the missing parts are 0 in `nums`).
+        (Lead::Greater, 1) => build.at_least(out, [major + 1, 0, 0], z)?,
+        (Lead::Greater, _) => build.at_least(out, [major, minor + 1, 0], z)?,
+        (Lead::GreaterEq, _) => build.at_least(out, [major, minor, 0], z)?,
+        (Lead::Less, _) => build.below(out, [major, minor, 0]),
+        (Lead::LessEq, 1) => build.below(out, [major + 1, 0, 0]),
+        (Lead::LessEq, _) => build.below(out, [major, minor + 1, 0]),
+        (Lead::Exact | Lead::Tilde | Lead::Caret, 1) => {
+            build.at_least(out, [major, 0, 0], z)?;
+            build.below(out, [major + 1, 0, 0]);
+        }
+        (Lead::Caret, _) => {
+            build.at_least(out, [major, minor, 0], z)?;
+            build.below(
+                out,
+                if major == 0 {
+                    [0, minor + 1, 0]
+                } else {
+                    [major + 1, 0, 0]
+                },
+            );
+        }
+        (Lead::Exact | Lead::Tilde, _) => {
+            build.at_least(out, [major, minor, 0], z)?;
+            build.below(out, [major, minor + 1, 0]);
+        }
+    }
+    Some(())
+}
+
+/// The operator at the start of `word` and what follows it (`==` and other leads the general
+/// path must read leave a rest that [`written`] refuses).
+fn lead(word: &[u8]) -> (Lead, &[u8]) {
+    match word {
         [b'^', rest @ ..] => (Lead::Caret, rest),
-        [b'~', rest @ ..] => (Lead::Tilde, rest),
+        [b'~', b'>', rest @ ..] | [b'~', rest @ ..] => (Lead::Tilde, rest),
         [b'>', b'=', rest @ ..] => (Lead::GreaterEq, rest),
         [b'<', b'=', rest @ ..] => (Lead::LessEq, rest),
         [b'>', rest @ ..] => (Lead::Greater, rest),
         [b'<', rest @ ..] => (Lead::Less, rest),
         [b'=', rest @ ..] => (Lead::Exact, rest),
-        _ => (Lead::Exact, bytes),
+        _ => (Lead::Exact, word),
     }
 }
 
-/// One to three dot-separated parts making up all of `bytes`: numbers (`0`, or a digit run
-/// without a leading zero of at most [`MAX_DIGITS`] digits), then optionally wildcards (`x`,
-/// `X`, `*`) up to the end (`1.x`, `1.2.*`), which mean what absent parts mean. Returns the
-/// numbers (absent and wildcard parts 0) and how many there are.
-fn numbers(bytes: &[u8]) -> Option<([u64; 3], usize)> {
-    let mut nums = [0u64; 3];
-    let mut count = 0;
-    let mut rest = bytes;
+/// Reads all of `bytes` as `v?`, one to three dot-separated parts (numbers, then wildcards
+/// to the end: `1.x`, `1.2.*`, `*`) and, after three numbers, `-` and a strict prerelease.
+fn written(bytes: &[u8]) -> Option<Written<'_>> {
+    let (v, mut rest) = match bytes {
+        [b'v', rest @ ..] => (true, rest),
+        _ => (false, bytes),
+    };
+    let mut w = Written {
+        v,
+        nums: [0; 3],
+        count: 0,
+        pre: None,
+    };
     loop {
-        if count > 0 && wildcards(rest, 3 - count) {
-            return Some((nums, count));
+        if wildcards(rest, 3 - w.count) {
+            return Some(w);
         }
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         if digits == 0 || digits > MAX_DIGITS || (digits > 1 && rest[0] == b'0') {
             return None;
         }
-        nums[count] = rest[..digits]
+        w.nums[w.count] = rest[..digits]
             .iter()
             .fold(0, |n, &d| n * 10 + u64::from(d - b'0'));
-        count += 1;
+        w.count += 1;
         rest = &rest[digits..];
         match rest {
-            [] => return Some((nums, count)),
-            [b'.', tail @ ..] if count < 3 => rest = tail,
+            [] => return Some(w),
+            [b'.', tail @ ..] if w.count < 3 => rest = tail,
+            [b'-', pre @ ..] if w.count == 3 && is_strict_prerelease(pre) => {
+                w.pre = Some(pre);
+                return Some(w);
+            }
             _ => return None,
         }
     }
@@ -148,6 +296,7 @@ fn wildcards(bytes: &[u8], most: usize) -> bool {
     match *bytes {
         [a] => wild(a),
         [a, b'.', b] => most >= 2 && wild(a) && wild(b),
+        [a, b'.', b, b'.', c] => most >= 3 && wild(a) && wild(b) && wild(c),
         _ => false,
     }
 }
@@ -158,49 +307,38 @@ struct Build {
 }
 
 impl Build {
-    /// `op` and the release `nums`.
-    fn release(&self, op: Op, nums: [u64; 3]) -> Comparator {
-        Comparator::new(op, version(nums, Prerelease::EMPTY))
+    /// npm's `z`: the `-0` prerelease of lower bounds when prereleases are included.
+    fn z(&self) -> Option<&'static [u8]> {
+        self.include_prerelease.then_some(b"0".as_slice())
     }
 
-    /// `>=nums`, starting at `nums-0` when prereleases are included (npm's `z`); `None` for
-    /// `>=0.0.0`, which npm reads as `*` and which the general path keeps alone.
-    fn lower(&self, nums: [u64; 3]) -> Option<Comparator> {
-        if nums == [0, 0, 0] {
-            return None;
-        }
-        let pre = if self.include_prerelease {
-            ZERO_PRERELEASE.clone()
-        } else {
-            Prerelease::EMPTY
+    /// `op nums-pre`; `None` if `pre` is no prerelease (never, once [`written`] checked it).
+    fn full(&self, op: Op, nums: [u64; 3], pre: Option<&[u8]>) -> Option<Comparator> {
+        let pre = match pre {
+            None => Prerelease::EMPTY,
+            Some(b"0") => ZERO_PRERELEASE.clone(),
+            Some(pre) => Prerelease::new(std::str::from_utf8(pre).ok()?).ok()?,
         };
-        Some(Comparator::new(Op::GreaterEq, version(nums, pre)))
+        Some(Comparator::new(op, version(nums, pre)))
     }
 
-    /// `<nums-0`: below every prerelease of `nums`.
-    fn upper(&self, nums: [u64; 3]) -> Comparator {
-        Comparator::new(Op::Less, version(nums, ZERO_PRERELEASE.clone()))
-    }
-
-    /// `>=lower <upper-0`, where a lower bound of `0.0.0` (npm's `*`) is dropped, as npm
-    /// drops a `*` beside another comparator.
-    fn between(&self, out: &mut Comparators, lower: [u64; 3], upper: [u64; 3]) {
-        if let Some(lower) = self.lower(lower) {
-            out.push(lower);
+    /// Pushes `>=nums-pre`, or `*` for npm's `>=0.0.0` (`>=0.0.0-0` with prereleases included),
+    /// which it reads as any version.
+    fn at_least(&self, out: &mut Comparators, nums: [u64; 3], pre: Option<&[u8]>) -> Option<()> {
+        if nums == [0, 0, 0] && pre == self.z() {
+            out.push(Comparator::ANY);
+        } else {
+            out.push(self.full(Op::GreaterEq, nums, pre)?);
         }
-        out.push(self.upper(upper));
+        Some(())
     }
 
-    /// Pushes the full-version lower bound `lower` (`>=M.m.p`) unless it is exactly npm's
-    /// `>=0.0.0` spelling of `*`, which is dropped beside the upper bound.
-    fn push_lower(&self, out: &mut Comparators, lower: Comparator) {
-        let is_any = !self.include_prerelease
-            && lower.version.major == 0
-            && lower.version.minor == 0
-            && lower.version.patch == 0;
-        if !is_any {
-            out.push(lower);
-        }
+    /// Pushes `<nums-0`: below every prerelease of `nums`.
+    fn below(&self, out: &mut Comparators, nums: [u64; 3]) {
+        out.push(Comparator::new(
+            Op::Less,
+            version(nums, ZERO_PRERELEASE.clone()),
+        ));
     }
 }
 
@@ -215,110 +353,4 @@ fn version([major, minor, patch]: [u64; 3], pre: Prerelease) -> Version {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::parse::parse_general;
-    use super::*;
-
-    /// Every range the one-pass reading answers, among simple forms and their near misses
-    /// (odd leads, leading zeros, numbers at the size limits, wildcards anywhere, suffixes),
-    /// gets the general path's comparators, with and without prereleases included.
-    #[test]
-    fn agrees_with_the_general_path() {
-        let leads = [
-            "", "=", "^", "~", "~>", ">", ">=", "<", "<=", "==", "v", ">=v", " ", "^ ",
-        ];
-        let parts = [
-            "0",
-            "1",
-            "7",
-            "10",
-            "01",
-            "x",
-            "X",
-            "*",
-            "999999999999999",
-            "1000000000000000",
-            "",
-        ];
-        let suffixes = [
-            "", "-0", "-beta.1", "+build", " ", ".", "x", " || 2", "||^0.1", " <3", " >=0.0.0",
-            " 0", " || x", " ||", "  2",
-        ];
-        let mut answered = 0;
-        let mut checked = 0;
-        for lead in leads {
-            for a in parts {
-                for b in std::iter::once(None).chain(parts.map(Some)) {
-                    for c in std::iter::once(None).chain(parts.map(Some)) {
-                        if b.is_none() && c.is_some() {
-                            continue;
-                        }
-                        let mut version = a.to_string();
-                        for part in [b, c].into_iter().flatten() {
-                            version.push('.');
-                            version.push_str(part);
-                        }
-                        for suffix in suffixes {
-                            let input = format!("{lead}{version}{suffix}");
-                            for include_prerelease in [false, true] {
-                                checked += 1;
-                                if let Some(fast) = parse(&input, include_prerelease) {
-                                    answered += 1;
-                                    assert_eq!(
-                                        parse_general(&input, include_prerelease),
-                                        Ok(fast),
-                                        "{input:?}, include_prerelease {include_prerelease}"
-                                    );
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        assert!(checked > 200_000, "{checked} inputs");
-        assert!(
-            answered > 5_000,
-            "only {answered} of {checked} read in one pass"
-        );
-    }
-
-    #[test]
-    fn reads_the_common_forms_and_leaves_the_rest() {
-        let canonical = |s: &str| {
-            parse(s, false).map(|(c, _)| {
-                c.as_slice()
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-        };
-        assert_eq!(canonical("^1.2.3").as_deref(), Some(">=1.2.3 <2.0.0-0"));
-        assert_eq!(canonical("~0.2").as_deref(), Some(">=0.2.0 <0.3.0-0"));
-        assert_eq!(canonical("^0.0.3").as_deref(), Some(">=0.0.3 <0.0.4-0"));
-        assert_eq!(canonical("1.x").as_deref(), Some(">=1.0.0 <2.0.0-0"));
-        assert_eq!(canonical("0").as_deref(), Some("<1.0.0-0"));
-        assert_eq!(canonical(">=0.0.0").as_deref(), Some("*"));
-        for general in [
-            "",
-            "*",
-            ">=0",
-            "1.2.3-beta",
-            "1.x.2",
-            "v1",
-            "~>1",
-            "01.2.3",
-            "1 - 2",
-            " 1",
-            "1  2",
-            "1 ||  2",
-            "1 |||| 2",
-            "||1",
-            "^1 || 2.x",
-            ">=1.2 <1.4",
-        ] {
-            assert_eq!(canonical(general), None, "{general:?}");
-        }
-    }
-}
+mod tests;

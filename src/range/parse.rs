@@ -616,7 +616,7 @@ fn alternative(part: &[u8], ctx: &Ctx, out: &mut Comparators) -> Result<(), Rang
 
 /// The end of node-semver's `parseRange` on the comparators `out[start..]` of one alternative:
 /// the null set swallows the alternative, duplicates and `*` next to others go.
-fn finish_alternative(out: &mut Comparators, start: usize) {
+pub(super) fn finish_alternative(out: &mut Comparators, start: usize) {
     // All comparators were built (so any invalid one failed the range) before the null set
     // replaces the alternative, as upstream does.
     if out.as_slice()[start..].iter().any(Comparator::is_null_set) {
@@ -717,7 +717,7 @@ pub(super) fn parse_general(
 
 /// node-semver's union rules: drop impossible alternatives (all of them impossible keeps the
 /// first), and a lone `*` alternative swallows the whole union.
-fn simplify_union(list: &mut Comparators, ends: &mut Vec<u32>) {
+pub(super) fn simplify_union(list: &mut Comparators, ends: &mut Vec<u32>) {
     let comparators = list.as_slice();
     // Only a lone `*` or null-set alternative changes anything; most unions have neither, and
     // then nothing is allocated.
