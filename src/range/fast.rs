@@ -73,8 +73,10 @@ struct Written<'a> {
     nums: [u64; 3],
     /// How many parts are numbers (the rest are absent or wildcards).
     count: usize,
-    /// The prerelease, without its `-` (only after three numbers).
-    pre: Option<&'a [u8]>,
+    /// The prerelease as written, without its `-` (only after three numbers).
+    text: Option<&'a [u8]>,
+    /// The prerelease (empty when there is none).
+    pre: Prerelease,
 }
 
 /// The comparators of `input` and the end of each alternative but the last, as
@@ -91,13 +93,7 @@ pub(super) fn parse(input: &str, include_prerelease: bool) -> Option<(Comparator
     let mut rest = bytes;
     loop {
         let (part, next) = split_alternatives(rest)?;
-        let start = out.len();
         alternative(part, &build, &mut out)?;
-        // One comparator is already final: nothing to dedupe, and `*` or `<0.0.0-0` stands
-        // alone.
-        if out.len() - start > 1 {
-            finish_alternative(&mut out, start);
-        }
         let Some(next) = next else { break };
         ends.push(u32::try_from(out.len()).unwrap_or(u32::MAX));
         rest = next;
@@ -117,7 +113,8 @@ fn split_alternatives(s: &[u8]) -> Option<(&[u8], Option<&[u8]>)> {
     }
 }
 
-/// Appends the comparators of one alternative (text between `||`, spaces not yet trimmed).
+/// Appends the comparators of one alternative (text between `||`, spaces not yet trimmed),
+/// deduplicated as npm does.
 fn alternative(part: &[u8], build: &Build, out: &mut Comparators) -> Option<()> {
     let mut words = part.split(|&b| b == b' ').filter(|w| !w.is_empty());
     let Some(mut word) = words.next() else {
@@ -134,6 +131,8 @@ fn alternative(part: &[u8], build: &Build, out: &mut Comparators) -> Option<()> 
             Some(_) => None,
         };
     }
+    let start = out.len();
+    let mut read = 0;
     loop {
         let (lead, mut version) = lead(word);
         if version.is_empty() {
@@ -145,51 +144,65 @@ fn alternative(part: &[u8], build: &Build, out: &mut Comparators) -> Option<()> 
             version = next?;
             next = words.next();
         }
-        comparator(lead, &written(version)?, build, out)?;
-        match next {
-            Some(following) => word = following,
-            None => return Some(()),
-        }
+        comparator(lead, written(version)?, build, out);
+        read += 1;
+        let Some(following) = next else { break };
+        word = following;
         next = words.next();
     }
+    // One word's bounds need no dedupe (see `Build::between`); several words' may.
+    if read > 1 && out.len() - start > 1 {
+        finish_alternative(out, start);
+    }
+    Some(())
 }
 
-/// Appends the comparators of the hyphen range `from - to`.
+/// Appends the comparators of the hyphen range `from - to`: a lower and an upper bound,
+/// either of which may be absent, and `*` for neither.
 fn hyphen(from: &[u8], to: &[u8], build: &Build, out: &mut Comparators) -> Option<()> {
     let (from, to) = (written(from)?, written(to)?);
-    let start = out.len();
     let [major, minor, _] = from.nums;
-    let pre = from.pre.or(build.z());
-    match from.count {
-        0 => {}
-        // npm pastes a full lower bound into the text as written, where `>=v0.0.0` is no `*`.
-        3 if from.v => out.push(build.full(Op::GreaterEq, from.nums, pre)?),
-        3 => build.at_least(out, from.nums, pre)?,
-        _ => build.at_least(out, [major, minor, 0], build.z())?,
-    }
+    let lower = match from.count {
+        0 => None,
+        3 => {
+            // A full bound without a prerelease gets npm's `z`.
+            let (text, pre) = match from.text {
+                None => (build.z(), build.z_prerelease()),
+                text => (text, from.pre),
+            };
+            // npm pastes a full lower bound into the text as written, where `>=v0.0.0` is no
+            // `*`.
+            if from.v {
+                Some(build.full(Op::GreaterEq, from.nums, pre))
+            } else {
+                build.at_least(from.nums, text, pre)
+            }
+        }
+        _ => build.at_least([major, minor, 0], build.z(), build.z_prerelease()),
+    };
     let [major, minor, patch] = to.nums;
-    match (to.count, to.pre) {
-        (0, _) => {}
-        (1, _) => build.below(out, [major + 1, 0, 0]),
-        (2, _) => build.below(out, [major, minor + 1, 0]),
-        (_, Some(pre)) => out.push(build.full(Op::LessEq, to.nums, Some(pre))?),
-        (_, None) if build.include_prerelease => build.below(out, [major, minor, patch + 1]),
-        (_, None) => out.push(build.full(Op::LessEq, to.nums, None)?),
-    }
-    if out.len() == start {
-        // `* - *`: no bound at all.
-        out.push(Comparator::ANY);
+    let upper = match (to.count, to.text) {
+        (0, _) => None,
+        (1, _) => Some(build.below([major + 1, 0, 0])),
+        (2, _) => Some(build.below([major, minor + 1, 0])),
+        (_, None) if build.include_prerelease => Some(build.below([major, minor, patch + 1])),
+        _ => Some(build.full(Op::LessEq, to.nums, to.pre)),
+    };
+    // As npm drops `*` beside another comparator; the bounds differ in their operators.
+    match (lower, upper) {
+        (None, None) => out.push(Comparator::ANY),
+        (lower, upper) => lower.into_iter().chain(upper).for_each(|c| out.push(c)),
     }
     Some(())
 }
 
 /// Appends the comparators one word means (npm's desugaring, as in the [range docs](super)).
-fn comparator(lead: Lead, w: &Written<'_>, build: &Build, out: &mut Comparators) -> Option<()> {
+fn comparator(lead: Lead, w: Written<'_>, build: &Build, out: &mut Comparators) {
     let [major, minor, patch] = w.nums;
     let z = build.z();
     match (lead, w.count) {
         // `>*` and `<*` are npm's `<0.0.0-0`, which nothing satisfies; any other `*` is `*`.
-        (Lead::Greater | Lead::Less, 0) => build.below(out, [0, 0, 0]),
+        (Lead::Greater | Lead::Less, 0) => out.push(build.below([0, 0, 0])),
         (_, 0) => out.push(Comparator::ANY),
         (Lead::Caret, 3) => {
             let upper = match (major, minor) {
@@ -197,44 +210,58 @@ fn comparator(lead: Lead, w: &Written<'_>, build: &Build, out: &mut Comparators)
                 (0, _) => [0, minor + 1, 0],
                 _ => [major + 1, 0, 0],
             };
-            build.at_least(out, w.nums, w.pre)?;
-            build.below(out, upper);
+            build.between(out, w.nums, w.text, w.pre, upper);
         }
-        (Lead::Tilde, 3) => {
-            build.at_least(out, w.nums, w.pre)?;
-            build.below(out, [major, minor + 1, 0]);
-        }
+        (Lead::Tilde, 3) => build.between(out, w.nums, w.text, w.pre, [major, minor + 1, 0]),
         // npm reads the text `>=0.0.0` as `*`, but not `>=v0.0.0`.
-        (Lead::GreaterEq, 3) if !w.v => build.at_least(out, w.nums, w.pre)?,
-        (lead, 3) => out.push(build.full(lead.op(), w.nums, w.pre)?),
-        // Partial versions (the missing parts are 0 in `nums`).
-        (Lead::Greater, 1) => build.at_least(out, [major + 1, 0, 0], z)?,
-        (Lead::Greater, _) => build.at_least(out, [major, minor + 1, 0], z)?,
-        (Lead::GreaterEq, _) => build.at_least(out, [major, minor, 0], z)?,
-        (Lead::Less, _) => build.below(out, [major, minor, 0]),
-        (Lead::LessEq, 1) => build.below(out, [major + 1, 0, 0]),
-        (Lead::LessEq, _) => build.below(out, [major, minor + 1, 0]),
-        (Lead::Exact | Lead::Tilde | Lead::Caret, 1) => {
-            build.at_least(out, [major, 0, 0], z)?;
-            build.below(out, [major + 1, 0, 0]);
+        (Lead::GreaterEq, 3) if !w.v => {
+            let lower = build.at_least(w.nums, w.text, w.pre);
+            out.push(lower.unwrap_or(Comparator::ANY));
         }
-        (Lead::Caret, _) => {
-            build.at_least(out, [major, minor, 0], z)?;
-            build.below(
-                out,
-                if major == 0 {
-                    [0, minor + 1, 0]
-                } else {
-                    [major + 1, 0, 0]
-                },
+        (lead, 3) => out.push(build.full(lead.op(), w.nums, w.pre)),
+        // Partial versions (the missing parts are 0 in `nums`).
+        (Lead::Greater | Lead::GreaterEq, _) => {
+            let nums = match (lead, w.count) {
+                (Lead::Greater, 1) => [major + 1, 0, 0],
+                (Lead::Greater, _) => [major, minor + 1, 0],
+                _ => [major, minor, 0],
+            };
+            out.push(
+                build
+                    .at_least(nums, z, build.z_prerelease())
+                    .unwrap_or(Comparator::ANY),
             );
         }
+        (Lead::Less, _) => out.push(build.below([major, minor, 0])),
+        (Lead::LessEq, 1) => out.push(build.below([major + 1, 0, 0])),
+        (Lead::LessEq, _) => out.push(build.below([major, minor + 1, 0])),
+        (Lead::Exact | Lead::Tilde | Lead::Caret, 1) => {
+            build.between(
+                out,
+                [major, 0, 0],
+                z,
+                build.z_prerelease(),
+                [major + 1, 0, 0],
+            );
+        }
+        (Lead::Caret, _) => {
+            let upper = if major == 0 {
+                [0, minor + 1, 0]
+            } else {
+                [major + 1, 0, 0]
+            };
+            build.between(out, [major, minor, 0], z, build.z_prerelease(), upper);
+        }
         (Lead::Exact | Lead::Tilde, _) => {
-            build.at_least(out, [major, minor, 0], z)?;
-            build.below(out, [major, minor + 1, 0]);
+            build.between(
+                out,
+                [major, minor, 0],
+                z,
+                build.z_prerelease(),
+                [major, minor + 1, 0],
+            );
         }
     }
-    Some(())
 }
 
 /// The operator at the start of `word` and what follows it (`==` and other leads the general
@@ -263,26 +290,44 @@ fn written(bytes: &[u8]) -> Option<Written<'_>> {
         v,
         nums: [0; 3],
         count: 0,
-        pre: None,
+        text: None,
+        pre: Prerelease::EMPTY,
     };
     loop {
-        if wildcards(rest, 3 - w.count) {
-            return Some(w);
+        match rest {
+            // Once a part is a wildcard, all the rest must be.
+            [b'x' | b'X' | b'*', ..] => return wildcards(rest, 3 - w.count).then_some(w),
+            // A leading zero.
+            [b'0', d, ..] if d.is_ascii_digit() => return None,
+            _ => {}
         }
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits == 0 || digits > MAX_DIGITS || (digits > 1 && rest[0] == b'0') {
+        let mut digits = 0;
+        let mut n = 0;
+        while let Some(&d) = rest.get(digits)
+            && d.is_ascii_digit()
+        {
+            if digits == MAX_DIGITS {
+                return None;
+            }
+            n = n * 10 + u64::from(d - b'0');
+            digits += 1;
+        }
+        if digits == 0 {
             return None;
         }
-        w.nums[w.count] = rest[..digits]
-            .iter()
-            .fold(0, |n, &d| n * 10 + u64::from(d - b'0'));
+        w.nums[w.count] = n;
         w.count += 1;
         rest = &rest[digits..];
         match rest {
             [] => return Some(w),
             [b'.', tail @ ..] if w.count < 3 => rest = tail,
             [b'-', pre @ ..] if w.count == 3 && is_strict_prerelease(pre) => {
-                w.pre = Some(pre);
+                w.pre = match pre {
+                    b"0" => ZERO_PRERELEASE.clone(),
+                    // Never `None`: the text was just checked.
+                    _ => Prerelease::new(std::str::from_utf8(pre).ok()?).ok()?,
+                };
+                w.text = Some(pre);
                 return Some(w);
             }
             _ => return None,
@@ -312,33 +357,46 @@ impl Build {
         self.include_prerelease.then_some(b"0".as_slice())
     }
 
-    /// `op nums-pre`; `None` if `pre` is no prerelease (never, once [`written`] checked it).
-    fn full(&self, op: Op, nums: [u64; 3], pre: Option<&[u8]>) -> Option<Comparator> {
-        let pre = match pre {
-            None => Prerelease::EMPTY,
-            Some(b"0") => ZERO_PRERELEASE.clone(),
-            Some(pre) => Prerelease::new(std::str::from_utf8(pre).ok()?).ok()?,
-        };
-        Some(Comparator::new(op, version(nums, pre)))
-    }
-
-    /// Pushes `>=nums-pre`, or `*` for npm's `>=0.0.0` (`>=0.0.0-0` with prereleases included),
-    /// which it reads as any version.
-    fn at_least(&self, out: &mut Comparators, nums: [u64; 3], pre: Option<&[u8]>) -> Option<()> {
-        if nums == [0, 0, 0] && pre == self.z() {
-            out.push(Comparator::ANY);
+    /// [`Build::z`] as a prerelease.
+    fn z_prerelease(&self) -> Prerelease {
+        if self.include_prerelease {
+            ZERO_PRERELEASE.clone()
         } else {
-            out.push(self.full(Op::GreaterEq, nums, pre)?);
+            Prerelease::EMPTY
         }
-        Some(())
     }
 
-    /// Pushes `<nums-0`: below every prerelease of `nums`.
-    fn below(&self, out: &mut Comparators, nums: [u64; 3]) {
-        out.push(Comparator::new(
-            Op::Less,
-            version(nums, ZERO_PRERELEASE.clone()),
-        ));
+    /// `op nums-pre`.
+    fn full(&self, op: Op, nums: [u64; 3], pre: Prerelease) -> Comparator {
+        Comparator::new(op, version(nums, pre))
+    }
+
+    /// `>=nums-pre` (`text` is `pre` as written), or `None` for npm's `>=0.0.0` (`>=0.0.0-0`
+    /// with prereleases included), which it reads as `*`.
+    fn at_least(&self, nums: [u64; 3], text: Option<&[u8]>, pre: Prerelease) -> Option<Comparator> {
+        (nums != [0, 0, 0] || text != self.z()).then(|| self.full(Op::GreaterEq, nums, pre))
+    }
+
+    /// `<nums-0`: below every prerelease of `nums`.
+    fn below(&self, nums: [u64; 3]) -> Comparator {
+        Comparator::new(Op::Less, version(nums, ZERO_PRERELEASE.clone()))
+    }
+
+    /// Pushes `>=nums-pre <upper-0`, the two bounds of one word. A lower bound npm reads as
+    /// `*` is left out, as npm drops `*` beside another comparator; the bounds differ in their
+    /// operators and the upper one is never `<0.0.0-0`, so npm's dedupe has nothing to do.
+    fn between(
+        &self,
+        out: &mut Comparators,
+        nums: [u64; 3],
+        text: Option<&[u8]>,
+        pre: Prerelease,
+        upper: [u64; 3],
+    ) {
+        if let Some(lower) = self.at_least(nums, text, pre) {
+            out.push(lower);
+        }
+        out.push(self.below(upper));
     }
 }
 
