@@ -27,20 +27,38 @@ fn agrees(input: &str, include_prerelease: bool) -> bool {
 }
 
 /// The `range` of every case of `../shared/conformance/semver/max-satisfying.jsonl`, with
-/// whether npm found it valid.
-fn conformance_ranges() -> Vec<(String, bool)> {
+/// whether npm found it valid. Without `../shared` it says so on stderr and gives `None` (the
+/// caller checks nothing), except under `CI=true`, where it fails: as the integration tests'
+/// `shared_dir` does.
+fn conformance_ranges() -> Option<Vec<(String, bool)>> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/conformance/semver/max-satisfying.jsonl"
     );
-    let text = std::fs::read_to_string(path).expect("../shared/conformance/semver is needed");
-    text.lines()
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("cannot read {path} ({e}): CI must have ../shared")
+        }
+        Err(e) => {
+            // The stderr handle, not `eprintln!`, which the harness hides for passing tests.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: cannot read {path} ({e}); the conformance agreement test checked nothing"
+            );
+            return None;
+        }
+    };
+    let ranges = text
+        .lines()
         .map(|line| {
             let case: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
             let range = case["range"].as_str().expect("a range").to_owned();
             (range, case["validRange"].is_string())
         })
-        .collect()
+        .collect();
+    Some(ranges)
 }
 
 /// The characters inserted into conformance ranges: the grammar's own, and near misses.
@@ -75,7 +93,9 @@ fn mutations(range: &str, seed: usize, into: &mut HashSet<String>) {
 /// the one pass.
 #[test]
 fn agrees_on_conformance_ranges_and_their_mutations() {
-    let ranges = conformance_ranges();
+    let Some(ranges) = conformance_ranges() else {
+        return;
+    };
     let mut valid = 0;
     let mut valid_answered = 0;
     for (range, is_valid) in &ranges {
