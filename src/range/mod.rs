@@ -143,7 +143,9 @@ impl RangeOptions {
 ///
 /// `Display` prints npm's canonical form, exactly what `semver.validRange` returns;
 /// parsing that text again gives an equal `Range`, with one npm quirk: a written `>=v0.0.0`
-/// prints as `>=0.0.0`, which npm (and this parser) then reads as `*`, the same versions.
+/// prints as `>=0.0.0`, which npm (and this parser) then reads as `*`. That admits the same
+/// releases, but may change the prereleases admitted: `<0.0.0-x.7.z || >=v0.0.0` admits
+/// `0.0.0-0` and its canonical form does not, as in npm.
 /// The canonical form can be several times longer than what was written (`7` prints as
 /// `>=7.0.0-0 <8.0.0-0`), so a range near [`MAX_RANGE_LENGTH`] may print a form that
 /// [`Range::parse`] refuses as too long.

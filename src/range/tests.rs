@@ -99,11 +99,11 @@ fn gte0_is_read_by_its_exact_text() {
 }
 
 #[test]
-fn gte0_alternative_absorbs_the_union_only_when_read_back() {
-    // Fuzz finding, npm semver 7.8.6 answers the same: written `>=v0.0.0` is a comparator,
-    // so `<0.0.0-x.7.z` still admits 0.0.0-0; the canonical form says `>=0.0.0`, which
-    // npm reads as `*`, and a `*` alternative replaces the whole union. The two forms agree
-    // on every release and may differ on prereleases.
+fn gte0_read_back_changes_the_prereleases_admitted() {
+    // Fuzz findings, npm semver 7.8.6 answers the same. Written `>=v0.0.0` is a comparator;
+    // the canonical form says `>=0.0.0`, which npm reads as `*`. As an alternative it
+    // replaces the whole union, so `<0.0.0-x.7.z` no longer admits 0.0.0-0. The two forms
+    // agree on every release and may differ on prereleases.
     let written = Range::parse("<0.0.0-x.7.z || >=v0.0.0").expect("valid");
     assert_eq!(written.to_string(), "<0.0.0-x.7.z||>=0.0.0");
     let read_back = Range::parse(&written.to_string()).expect("valid");
@@ -118,6 +118,14 @@ fn gte0_alternative_absorbs_the_union_only_when_read_back() {
             "{release}"
         );
     }
+    // Inside one alternative the read-back `>=0.0.0` is dropped, and with it a bound that
+    // kept a prerelease out (fuzz finding; npm: false, then true).
+    let written = Range::parse(" >=v0.0.0 >=v0.0.0-0").expect("valid");
+    assert_eq!(written.to_string(), ">=0.0.0 >=0.0.0-0");
+    let read_back = Range::parse(&written.to_string()).expect("valid");
+    assert_eq!(read_back.to_string(), ">=0.0.0-0");
+    assert!(!written.satisfies(&pre));
+    assert!(read_back.satisfies(&pre));
 }
 
 #[test]
@@ -336,10 +344,10 @@ mod props {
 
     /// The canonical form parses back to the same range. One npm quirk is allowed: a written
     /// `>=v0.0.0` (or a hyphen range from `v0.0.0`) prints as `>=0.0.0`, which npm's
-    /// `replaceGTE0` then reads as `*` (by its exact text). That changes the comparators and,
-    /// where `>=0.0.0` is a whole alternative, the prereleases admitted (a `*` alternative
-    /// replaces the union); releases are admitted alike, and the form after that is a fixed
-    /// point.
+    /// `replaceGTE0` then reads as `*` (by its exact text). That changes the comparators and
+    /// may change the prereleases admitted (a `*` alternative replaces the union; inside an
+    /// alternative the comparator is dropped, so `>=0.0.0 >=0.0.0-0` admits 0.0.0-0);
+    /// releases are admitted alike, and the form after that is a fixed point.
     fn check_round_trip(range: &Range, options: RangeOptions) -> Result<(), TestCaseError> {
         let canonical = range.to_string();
         let again = Range::parse_with(&canonical, options).expect("canonical form parses");
@@ -350,7 +358,7 @@ mod props {
                 canonical,
                 again.to_string()
             );
-            let union_absorbed = canonical.split("||").any(|alt| alt.trim() == ">=0.0.0");
+            let gte0_read_back = canonical.split(['|', ' ']).any(|word| word == ">=0.0.0");
             for v in [
                 "0.0.0",
                 "0.0.1",
@@ -360,7 +368,7 @@ mod props {
                 "0.0.0-0",
             ] {
                 let v = parse_version(v).expect("valid");
-                if union_absorbed && !v.pre.is_empty() {
+                if gte0_read_back && !v.pre.is_empty() {
                     continue;
                 }
                 prop_assert_eq!(
