@@ -168,6 +168,30 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Option<&'static str>)> {
     vec![
         ("valid", synthetic(|_| {}), None),
         (
+            // Of two definitions of one agent version, neither may win in silence.
+            "agent version defined twice",
+            synthetic(|d| {
+                let mut twin = d["agents"][0].clone();
+                twin["instructions"] = json!("Other {{ agent.name }}");
+                d["agents"].as_array_mut().expect("list").push(twin);
+            }),
+            Some("duplicate-entry"),
+        ),
+        (
+            "tool version defined twice",
+            synthetic(|d| d["tools"][1]["version"] = json!("1.0.0")),
+            Some("duplicate-entry"),
+        ),
+        (
+            "block version defined twice",
+            synthetic(|d| {
+                let mut twin = d["blocks"][0].clone();
+                twin["content"]["template"] = json!("y");
+                d["blocks"].as_array_mut().expect("list").insert(1, twin);
+            }),
+            Some("duplicate-entry"),
+        ),
+        (
             "tool version not semver",
             synthetic(|d| d["tools"][1]["version"] = json!("1.2")),
             Some("invalid-shape"),
@@ -618,5 +642,38 @@ fn a_null_parameter_list_or_reference_is_named_twice() {
             "{field}"
         );
         assert_eq!(missing, Vec::<Key>::new(), "{field}");
+    }
+}
+
+/// A pack that defines an agent version twice is refused by registration, and validation
+/// reports it once, with the issue registration refuses with (both from the compile step).
+#[test]
+fn a_twice_defined_agent_is_reported_once_and_never_registered() {
+    let bytes = synthetic(|d| {
+        let twin = d["agents"][0].clone();
+        d["agents"].as_array_mut().expect("list").push(twin);
+    });
+    let report = validate_index(&bytes, &ValidateOptions::new());
+    let duplicates: Vec<Key> = report
+        .issues()
+        .iter()
+        .filter(|i| i.code() == "duplicate-entry")
+        .map(key)
+        .collect();
+    let message = "a.ts: duplicate agent 'a' version 1.0.0 (also defined in a.ts, at /agents/0); a pack defines each agent id and version once";
+    assert_eq!(
+        duplicates,
+        vec![(
+            "duplicate-entry".to_owned(),
+            "/agents/1".to_owned(),
+            message.to_owned()
+        )]
+    );
+    let index = load(&bytes).index.expect("loads");
+    match RunStart::new().register_pack("t", &index) {
+        Err(RegisterError::Pack(issues)) => {
+            assert_eq!(issues.iter().map(key).collect::<Vec<_>>(), duplicates);
+        }
+        other => panic!("registered or failed otherwise: {other:?}"),
     }
 }

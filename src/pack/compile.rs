@@ -177,7 +177,7 @@ impl<'a> CompiledPack<'a> {
         index: &'a PackIndex,
         deployed: &'a dyn Deployed,
     ) -> (CompiledPack<'a>, Vec<Issue>) {
-        let mut issues = Vec::new();
+        let mut issues = super::duplicates::duplicate_entries(&index.all_heads());
         let versions: Vec<Option<semver::Version>> = index
             .tools
             .iter()

@@ -6,6 +6,8 @@
 //! registration refuses is refused with issues that validation reports too — same code, same
 //! instance path, same message — and the two cannot drift. What compiling does:
 //!
+//! - **the lists**: each kind, id and version defined once (`duplicate-entry`; guardrails
+//!   by id), since of two definitions neither may win in silence;
 //! - **tools**: each version parsed (a tool without one takes the pack's version);
 //! - **data blocks**: each version checked (`major.minor.patch`), each prompt template parsed;
 //! - **agents**: the version checked; every tool reference's npm range parsed and pinned to
@@ -29,6 +31,7 @@ mod agent_rules;
 mod block_rules;
 mod compile;
 mod define_agent;
+mod duplicates;
 mod model;
 mod resolve;
 mod rules;

@@ -1,12 +1,12 @@
-//! Determinism rules of seed `001_…`: canonical bytes, lists sorted by id, and each
-//! `kind:id:version` defined once.
+//! Determinism rules of seed `001_…` on the file: canonical bytes and lists sorted by id.
+//! The third, each `kind:id:version` defined once, is a rule of the compiled pack
+//! (`crate::pack`), so that registration refuses what it reports.
 
 use crate::diagnostics::IssueCode;
-use crate::diagnostics::{Issue, Report, pointer};
-use crate::index::{EntryHead, ListHeads, canonical_text, kind_of_list};
+use crate::diagnostics::{Issue, Report};
+use crate::index::{ListHeads, canonical_text};
 use serde_json::Value;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 pub(super) fn check_canonical(text: &str, document: &Value, report: &mut Report) {
     let canonical = canonical_text(document);
@@ -55,50 +55,6 @@ pub(super) fn check_sorted(heads: &[ListHeads<'_>], report: &mut Report) {
     }
 }
 
-/// `duplicate-entry` at each entry whose kind, id and version an earlier entry has.
-pub(super) fn check_duplicates(heads: &[ListHeads<'_>], report: &mut Report) {
-    for (list, heads) in heads {
-        let kind = kind_of_list(list);
-        // Guardrails are keyed by id only; the others by id and version, where an entry
-        // without a version conflicts with every other entry of its id.
-        let keyed_by_version = *list != "guardrails";
-        let mut by_id: HashMap<&str, Vec<(&EntryHead<'_>, Option<&str>)>> = HashMap::new();
-        for head in heads {
-            let Some(id) = head.id else { continue };
-            let version = head.version.filter(|_| keyed_by_version);
-            let seen = by_id.entry(id).or_default();
-            let clash = seen.iter().find(|(_, v)| match (v, version) {
-                (Some(a), Some(b)) => *a == b,
-                _ => true,
-            });
-            if let Some(&(first, _)) = clash {
-                let file = |head: &EntryHead<'_>| {
-                    head.file()
-                        .map_or_else(|| format!("/{list}/{}", head.index), str::to_owned)
-                };
-                let version_text = version.map(|v| format!(" version {v}")).unwrap_or_default();
-                let mut at = String::new();
-                pointer::push(&mut at, list);
-                pointer::push_index(&mut at, head.index);
-                report.push(
-                    Issue::error(
-                        IssueCode::DuplicateEntry,
-                        at,
-                        format!(
-                            "{}: duplicate {kind} '{id}'{version_text} (also defined in {}, at /{list}/{}); a pack defines each {kind} id and version once",
-                            file(head),
-                            file(first),
-                            first.index
-                        ),
-                    )
-                    .with_param("firstIndex", first.index),
-                );
-            }
-            seen.push((head, version));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,29 +83,6 @@ mod tests {
                 "tools must be sorted by id (UTF-16 code-unit order): \"a\" comes after \"b\""
                     .to_owned()
             )]
-        );
-    }
-
-    #[test]
-    fn duplicates_follow_kind_id_version() {
-        let got = run(
-            check_duplicates,
-            json!({
-                "tools":[
-                    {"id":"t","version":"1.0.0","modulePath":"tools/a.py"},
-                    {"id":"t","version":"2.0.0","modulePath":"tools/b.py"},
-                    {"id":"t","version":"1.0.0","modulePath":"tools/c.py"},
-                    {"id":"u","modulePath":"tools/u.py"},
-                    {"id":"u","version":"1.0.0","modulePath":"tools/v.py"}
-                ],
-                "guardrails":[{"id":"g","version":"1"},{"id":"g","version":"2","checkModulePath":"g.py"}]
-            }),
-        );
-        let paths: Vec<_> = got.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(paths, vec!["/tools/2", "/tools/4", "/guardrails/1"]);
-        assert_eq!(
-            got[0].1,
-            "tools/c.py: duplicate tool 't' version 1.0.0 (also defined in tools/a.py, at /tools/0); a pack defines each tool id and version once"
         );
     }
 

@@ -123,7 +123,6 @@ pub fn validate_index(bytes: &[u8], options: &ValidateOptions) -> Report {
                     || {
                         let mut pack = Report::new();
                         determinism::check_sorted(&heads, &mut pack);
-                        determinism::check_duplicates(&heads, &mut pack);
                         confusable::check_confusable_ids(&heads, &mut pack);
                         entries::check_module_paths(&heads, &mut pack);
                         pack.into_issues()
