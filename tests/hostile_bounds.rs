@@ -6,6 +6,7 @@
 use proptest::prelude::*;
 use runstart::diagnostics::pointer::SpanMap;
 use runstart::diagnostics::{Report, render};
+use runstart::flow::MAX_ISSUES_PER_FLOW;
 use runstart::validate::{
     MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE, ValidateOptions, validate_index,
 };
@@ -196,6 +197,53 @@ fn template_issues_are_capped_per_template() {
         + 3;
     assert_eq!(hundredth.params()["templateColumn"], column);
     assert!(human.lines().count() < 200);
+}
+
+/// A flow that repeats one edge 30,000 times (1.5 MB): one warning per repeat was listed
+/// before (a million repeats, inside `flow::MAX_EDGES`, took 3.2 GB); now the first
+/// `MAX_ISSUES_PER_FLOW` and one summary.
+#[test]
+fn flow_issues_are_capped_per_flow() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let repeats = 30_000;
+    let mut edges = vec![
+        json!({"id": "e-start", "from": "$start", "to": "a"}),
+        json!({"id": "e-end", "from": "a", "to": "$end"}),
+    ];
+    edges.extend((0..repeats).map(|i| json!({"id": format!("p{i}"), "from": "a", "to": "$end"})));
+    let text = json!({"v": 1, "packId": "t", "packVersion": "1.0.0", "artifactVersion": "1",
+           "publishedAt": "2026-01-01T00:00:00.000Z", "tools": [], "guardrails": [],
+           "blocks": [], "agents": [],
+           "flows": [{"id": "f", "version": "1.0.0", "kernelPayloadVersion": 1,
+                      "modulePath": "flows/f.ts",
+                      "nodes": [{"id": "a", "kind": "agent", "ref": "t.nobody"}],
+                      "edges": edges}]})
+    .to_string();
+    let ((report, human), took, heap) = measured(|| validate_and_render(&text));
+    assert_bounded(
+        "30,000 repeats of one flow edge",
+        took,
+        heap + text.len(),
+        100 * MB,
+    );
+    let repeated: Vec<_> = report
+        .issues()
+        .iter()
+        .filter(|i| i.code() == "duplicate-parallel-edge")
+        .collect();
+    assert_eq!(repeated.len(), MAX_ISSUES_PER_FLOW + 1);
+    let summary = repeated
+        .iter()
+        .find(|i| i.params().contains_key("omitted"))
+        .expect("a summary");
+    assert_eq!(summary.params()["omitted"], repeats - MAX_ISSUES_PER_FLOW);
+    assert_eq!(summary.params()["flowId"], "f");
+    assert_eq!(summary.instance_path(), "/flows/0");
+    assert_eq!(
+        summary.message(),
+        "29900 more issues of this kind in this flow are not listed (only the first 100 are); fix these and validate again"
+    );
+    assert!(human.lines().count() < 200, "{}", human.lines().count());
 }
 
 #[test]

@@ -5,10 +5,12 @@
 //! Validators push issues into a [`Report`]; they never stop at the first problem. Rendering
 //! for people lives in [`render`]; the JSON form is the serde form of [`Report`].
 
+mod capped;
 mod code;
 pub mod pointer;
 pub mod render;
 
+pub(crate) use capped::{CappedIssues, more_issues};
 pub use code::{IssueCode, UnknownIssueCode};
 
 use serde::{Deserialize, Serialize};

@@ -1,11 +1,12 @@
 //! What every flow rule is given: the context a flow is checked against (the ids it may name,
 //! the severities), and the sink its issues go to.
 
-use crate::diagnostics::{Issue, Severity};
+use crate::diagnostics::{CappedIssues, Severity};
 use std::collections::BTreeSet;
 
-/// Where issues are collected.
-pub(crate) type Sink = Vec<Issue>;
+/// Where issues are collected: at most [`super::MAX_ISSUES_PER_FLOW`] of each code listed,
+/// the rest counted.
+pub(crate) type Sink = CappedIssues;
 
 /// Severities of the checks runstart adds beyond upstream.
 ///

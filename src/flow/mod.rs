@@ -60,6 +60,10 @@ use serde_json::Value;
 pub const MAX_NODES: usize = 100_000;
 /// Most edges (at all depths) a flow may have before validation refuses to look further.
 pub const MAX_EDGES: usize = 1_000_000;
+/// Most issues of one code listed for one flow; the rest are counted in one final issue of
+/// that code at the flow ("N more issues of this kind in this flow"). A flow within
+/// [`MAX_EDGES`] can repeat one edge a million times, and a million warnings took gigabytes.
+pub const MAX_ISSUES_PER_FLOW: usize = 100;
 
 /// Validates a flow document (the whole of `flow.schema.json` 1.9.0 plus every rule of spec
 /// §2 and the checks beyond upstream listed in the [module docs](self)).
@@ -68,7 +72,9 @@ pub const MAX_EDGES: usize = 1_000_000;
 /// `/flows/3` inside a pack index); every issue's `instancePath` starts with it.
 ///
 /// Never panics and never stops early. A flow over [`MAX_NODES`] or [`MAX_EDGES`] gets one
-/// `flow-too-large` issue and no other check.
+/// `flow-too-large` issue and no other check. Of each code, the first
+/// [`MAX_ISSUES_PER_FLOW`] issues are listed and one more issue of that code, at
+/// `base_pointer` with `params.omitted`, counts the rest.
 ///
 /// # Returns
 ///
@@ -113,10 +119,14 @@ pub fn validate_flow(flow: &Value, ctx: &FlowContext, base_pointer: &str) -> Vec
 
 /// Every check of a flow; the reference checks only with a `ctx`.
 fn run(flow: &Value, ctx: Option<&FlowContext>, base: &str, index_entry: bool) -> Vec<Issue> {
-    let mut out: Sink = Vec::new();
+    let mut out = Sink::new(MAX_ISSUES_PER_FLOW);
     shape::top_level(&mut out, flow, index_entry);
     if !flow.is_object() {
-        return out.into_iter().map(|i| i.under(base)).collect();
+        return out
+            .finish("", SCOPE)
+            .into_iter()
+            .map(|i| i.under(base))
+            .collect();
     }
     let view = model::FlowView::build(flow);
     let edge_count: usize = view.scopes.iter().map(|s| s.edges.len()).sum();
@@ -130,7 +140,11 @@ fn run(flow: &Value, ctx: Option<&FlowContext>, base: &str, index_entry: bool) -
                 view.nodes.len()
             ),
         ));
-        return out.into_iter().map(|i| i.under(base)).collect();
+        return out
+            .finish("", SCOPE)
+            .into_iter()
+            .map(|i| i.under(base))
+            .collect();
     }
     for n in &view.nodes {
         shape::node(&mut out, n.value, &n.pointer());
@@ -157,10 +171,14 @@ fn run(flow: &Value, ctx: Option<&FlowContext>, base: &str, index_entry: bool) -
     finish(out, flow_id, base)
 }
 
+/// How the summary of a code's issues past [`MAX_ISSUES_PER_FLOW`] names where they are.
+const SCOPE: &str = "in this flow";
+
 /// The issues of flow `flow_id`, found relative to it, as issues of the document the flow
 /// sits in at `base`.
 fn finish(out: Sink, flow_id: &str, base: &str) -> Vec<Issue> {
-    out.into_iter()
+    out.finish("", SCOPE)
+        .into_iter()
         .map(|i| {
             // Upstream's semantic errors carry `flowId`; its schema errors do not (§2 rule 0).
             let mut i = if i.code() == IssueCode::SchemaValidationFailed
@@ -232,10 +250,10 @@ pub(crate) fn check_typed_flow_references(
     i: usize,
     ctx: &FlowContext,
 ) -> Vec<Issue> {
-    let mut out: Sink = Vec::new();
+    let mut out = Sink::new(MAX_ISSUES_PER_FLOW);
     references::check_flow(flow, ctx, &mut out);
     if out.is_empty() {
-        return out;
+        return Vec::new();
     }
     finish(out, &flow.id, &format!("/flows/{i}"))
 }

@@ -2,8 +2,7 @@
 //! templates"): every agent's instructions and every prompt block's template must parse in
 //! the LiquidJS dialect (strict filters) and read only what the run will provide.
 
-use crate::diagnostics::Issue;
-use crate::diagnostics::IssueCode;
+use crate::diagnostics::{CappedIssues, Issue, IssueCode, Severity, more_issues};
 use crate::flow::wire::{LoopNode, Node};
 use crate::index::wire::{Agent, Instructions, Parameter};
 use crate::index::{Entry, PackIndex};
@@ -42,60 +41,16 @@ fn push_capped<'c>(
     at: &str,
     out: &mut Vec<Issue>,
 ) {
-    let mut counts: Vec<(IssueCode, crate::diagnostics::Severity, usize)> = Vec::new();
+    let mut capped = CappedIssues::new(MAX_ISSUES_PER_TEMPLATE);
     for issue in checked {
-        let code = issue.code();
-        let slot = match counts.iter().position(|(c, ..)| *c == code) {
-            Some(i) => i,
-            None => {
-                let severity = if issue.kind().is_warning() {
-                    crate::diagnostics::Severity::Warning
-                } else {
-                    crate::diagnostics::Severity::Error
-                };
-                counts.push((code, severity, 0));
-                counts.len() - 1
-            }
+        let severity = if issue.kind().is_warning() {
+            Severity::Warning
+        } else {
+            Severity::Error
         };
-        let Some((_, _, n)) = counts.get_mut(slot) else {
-            continue;
-        };
-        *n += 1;
-        if *n <= MAX_ISSUES_PER_TEMPLATE {
-            out.push(locate(issue));
-        }
+        capped.push_with(issue.code(), severity, || locate(issue));
     }
-    for (code, severity, n) in counts {
-        if n > MAX_ISSUES_PER_TEMPLATE {
-            out.push(more_issues(
-                code,
-                severity,
-                at,
-                n - MAX_ISSUES_PER_TEMPLATE,
-                "in this template",
-                MAX_ISSUES_PER_TEMPLATE,
-            ));
-        }
-    }
-}
-
-fn more_issues(
-    code: IssueCode,
-    severity: crate::diagnostics::Severity,
-    at: &str,
-    omitted: usize,
-    scope: &str,
-    shown: usize,
-) -> Issue {
-    Issue::new(
-        severity,
-        code,
-        at,
-        format!(
-            "{omitted} more issues of this kind {scope} are not listed (only the first {shown} are); fix these and validate again"
-        ),
-    )
-    .with_param("omitted", omitted)
+    out.extend(capped.finish(at, "in this template"));
 }
 
 /// Keeps the first [`MAX_ISSUES_PER_REPORT`] template-check issues of each code in `issues`
@@ -106,7 +61,7 @@ pub(crate) fn cap_template_issues(issues: &mut Vec<Issue>) {
     const N: usize = CHECK_CODES.len();
     let (mut listed, mut total, mut covered) = ([0usize; N], [0usize; N], [0usize; N]);
     let mut last_listed = [false; N];
-    let mut severities = [crate::diagnostics::Severity::Error; N];
+    let mut severities = [Severity::Error; N];
     issues.retain(|issue| {
         let Some(k) = CHECK_CODES.iter().position(|c| *c == issue.code()) else {
             return true;
@@ -140,8 +95,8 @@ pub(crate) fn cap_template_issues(issues: &mut Vec<Issue>) {
         let omitted = total[k] - listed[k] - covered[k];
         if omitted > 0 {
             issues.push(more_issues(
-                *code,
                 severities[k],
+                *code,
                 "",
                 omitted,
                 "in this index",
