@@ -40,15 +40,16 @@ impl CappedIssues {
         build: impl FnOnce() -> Issue,
     ) {
         let n = match self.counts.iter_mut().find(|(c, ..)| *c == code) {
-            Some((_, _, n)) => n,
+            Some((_, _, n)) => {
+                *n += 1;
+                *n
+            }
             None => {
-                self.counts.push((code, severity, 0));
-                let last = self.counts.len() - 1;
-                &mut self.counts[last].2
+                self.counts.push((code, severity, 1));
+                1
             }
         };
-        *n += 1;
-        if *n <= self.cap {
+        if n <= self.cap {
             self.listed.push(build());
         }
     }
