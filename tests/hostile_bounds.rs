@@ -159,6 +159,31 @@ fn unknown_variables_index(agents: usize, names: usize) -> String {
     .to_string()
 }
 
+/// The issues of `code` in `report`, which must be `listed` of them and one summary of the
+/// rest (the one with `params.omitted`), and that summary.
+#[track_caller]
+fn capped<'r>(
+    report: &'r Report,
+    code: &str,
+    listed: usize,
+) -> (
+    Vec<&'r runstart::diagnostics::Issue>,
+    &'r runstart::diagnostics::Issue,
+) {
+    let of_code: Vec<_> = report
+        .issues()
+        .iter()
+        .filter(|i| i.code() == code)
+        .collect();
+    assert_eq!(of_code.len(), listed + 1, "{code}");
+    let summary = of_code
+        .iter()
+        .copied()
+        .find(|i| i.params().contains_key("omitted"))
+        .expect("a summary");
+    (of_code, summary)
+}
+
 #[test]
 fn template_issues_are_capped_per_template() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
@@ -170,16 +195,11 @@ fn template_issues_are_capped_per_template() {
         heap + text.len(),
         100 * MB,
     );
-    let unknown: Vec<_> = report
-        .issues()
-        .iter()
-        .filter(|i| i.code() == "template-unknown-variable")
-        .collect();
-    assert_eq!(unknown.len(), MAX_ISSUES_PER_TEMPLATE + 1);
-    let last = unknown
-        .iter()
-        .find(|i| i.params().contains_key("omitted"))
-        .expect("a summary");
+    let (unknown, last) = capped(
+        &report,
+        "template-unknown-variable",
+        MAX_ISSUES_PER_TEMPLATE,
+    );
     assert_eq!(last.params()["omitted"], 26_000 - MAX_ISSUES_PER_TEMPLATE);
     assert_eq!(last.instance_path(), "/agents/0/instructions");
     assert_eq!(
@@ -226,16 +246,7 @@ fn flow_issues_are_capped_per_flow() {
         heap + text.len(),
         100 * MB,
     );
-    let repeated: Vec<_> = report
-        .issues()
-        .iter()
-        .filter(|i| i.code() == "duplicate-parallel-edge")
-        .collect();
-    assert_eq!(repeated.len(), MAX_ISSUES_PER_FLOW + 1);
-    let summary = repeated
-        .iter()
-        .find(|i| i.params().contains_key("omitted"))
-        .expect("a summary");
+    let (_, summary) = capped(&report, "duplicate-parallel-edge", MAX_ISSUES_PER_FLOW);
     assert_eq!(summary.params()["omitted"], repeats - MAX_ISSUES_PER_FLOW);
     assert_eq!(summary.params()["flowId"], "f");
     assert_eq!(summary.instance_path(), "/flows/0");
