@@ -89,20 +89,37 @@ pub(crate) fn more_issues(
     scope: &str,
     shown: usize,
 ) -> Issue {
-    Issue::new(
-        severity,
-        code,
-        at,
+    let message = if omitted == 1 {
+        format!(
+            "1 more issue of this kind {scope} is not listed (only the first {shown} are); fix these and validate again"
+        )
+    } else {
         format!(
             "{omitted} more issues of this kind {scope} are not listed (only the first {shown} are); fix these and validate again"
-        ),
-    )
-    .with_param("omitted", omitted)
+        )
+    };
+    Issue::new(severity, code, at, message).with_param("omitted", omitted)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_more_issue_is_said_in_the_singular() {
+        let one = more_issues(
+            Severity::Error,
+            IssueCode::StartToEndEdge,
+            "",
+            1,
+            "in this flow",
+            100,
+        );
+        assert_eq!(
+            one.message(),
+            "1 more issue of this kind in this flow is not listed (only the first 100 are); fix these and validate again"
+        );
+    }
 
     fn issue(code: IssueCode, n: usize) -> Issue {
         Issue::warning(code, format!("/e/{n}"), format!("issue {n}"))

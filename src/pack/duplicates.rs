@@ -29,6 +29,12 @@ pub(super) fn duplicate_entries(heads: &[ListHeads<'_>]) -> Vec<Issue> {
                         .map_or_else(|| format!("/{list}/{}", head.index), str::to_owned)
                 };
                 let version_text = version.map(|v| format!(" version {v}")).unwrap_or_default();
+                // Guardrails have no version: each is defined once by its id.
+                let key = if keyed_by_version {
+                    "id and version"
+                } else {
+                    "id"
+                };
                 let mut at = String::new();
                 pointer::push(&mut at, list);
                 pointer::push_index(&mut at, head.index);
@@ -37,7 +43,7 @@ pub(super) fn duplicate_entries(heads: &[ListHeads<'_>]) -> Vec<Issue> {
                         IssueCode::DuplicateEntry,
                         at,
                         format!(
-                            "{}: duplicate {kind} '{id}'{version_text} (also defined in {}, at /{list}/{}); a pack defines each {kind} id and version once",
+                            "{}: duplicate {kind} '{id}'{version_text} (also defined in {}, at /{list}/{}); a pack defines each {kind} {key} once",
                             file(head),
                             file(first),
                             first.index
@@ -83,6 +89,10 @@ mod tests {
         assert_eq!(
             got[0].1,
             "tools/c.py: duplicate tool 't' version 1.0.0 (also defined in tools/a.py, at /tools/0); a pack defines each tool id and version once"
+        );
+        assert_eq!(
+            got[2].1,
+            "g.py: duplicate guardrail 'g' (also defined in /guardrails/0, at /guardrails/0); a pack defines each guardrail id once"
         );
     }
 }
