@@ -57,8 +57,12 @@ impl Failure {
 
 /// Parses a JSON argument the loader produced with `JSON.stringify` into a wire type;
 /// `what` names the argument in the message.
+/// Every struct is read from an object only, as the library reads these inputs.
 pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> Result<T, Failure> {
-    serde_json::from_str(json).map_err(|e| Failure::invalid(format!("{what}: {e}")))
+    let mut de = serde_json::Deserializer::from_str(json);
+    runstart::input::deserialize_objects_only(&mut de)
+        .and_then(|value| de.end().map(|()| value))
+        .map_err(|e| Failure::invalid(format!("{what}: {e}")))
 }
 
 /// JSON text of a value runstart built (its serializers do not fail on their own types).

@@ -194,3 +194,15 @@ test('a misspelt tenant policy is refused, never ignored (issue: fail closed)', 
   // A misspelt need key is an input error too, not an unsatisfiable route.
   assert.throws(() => table.route({ capability: { needs: [{ feture: 'tool-use' }] } }), (e) => invalid(e) && /feture/.test(e.message));
 });
+
+test('a policy or capability given by position is refused, never read field by field', () => {
+  // serde alone would read ['acme', {allow: []}] as {tenantId: 'acme', providers: {allow: []}}.
+  const byPosition = (e) => invalid(e) && /invalid type: sequence/.test(e.message);
+  const table = new RouteTable(providers);
+  const capability = { kind: 'llm-inference', needs: [{ feature: 'tool-use' }] };
+  assert.throws(() => table.route({ capability, tenantPolicy: ['acme', { allow: [] }] }), byPosition);
+  assert.throws(() => table.route({ capability: ['llm-inference', []] }), byPosition);
+  // The loader refuses an array policy itself, before it reaches Rust.
+  assert.throws(() => registry().setTenantPolicy('acme', ['acme', { allow: [] }]), (e) => invalid(e) && /array/.test(e.message));
+  assert.throws(() => registry().setTenantPolicy('acme', { providers: [['x'], []] }), byPosition);
+});

@@ -22,8 +22,15 @@
 //! );
 //! ```
 //!
+//! Every struct in these inputs is read from a JSON object only: serde's derive also reads a
+//! struct from an array of its field values by position, so `["acme", {"allow": []}]` would
+//! pass for a policy; here it is "invalid type: sequence, expected an object" at its place.
+//!
 //! Upstream validates no `model-routing` policy at all (router.md §1.11); runstart is stricter.
 
+mod objects;
+
+use objects::StructsAsObjects;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::fmt;
@@ -107,9 +114,36 @@ impl std::error::Error for InputError {}
 /// value of the wrong type, each at its JSON Pointer.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, InputError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(from_path_error)?;
+    let value =
+        serde_path_to_error::deserialize(StructsAsObjects(&mut de)).map_err(from_path_error)?;
     de.end().map_err(|e| syntax_error(&e))?;
     Ok(value)
+}
+
+/// Reads a `T` from any serde deserializer, every struct from a JSON object only (see the
+/// [module docs](self)), with the deserializer's own errors: for a front end that words its
+/// errors itself and has no use for [`from_str`]'s pointers (the Node binding, per call).
+///
+/// # Errors
+///
+/// `D`'s errors, and "invalid type: sequence, expected struct …" where an array stands for a
+/// struct.
+///
+/// # Examples
+///
+/// ```
+/// use runstart::route::TenantPolicy;
+///
+/// let mut de = serde_json::Deserializer::from_str(r#"["acme", null]"#);
+/// let read: Result<TenantPolicy, _> = runstart::input::deserialize_objects_only(&mut de);
+/// assert!(read.unwrap_err().to_string().starts_with("invalid type: sequence"));
+/// ```
+pub fn deserialize_objects_only<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(StructsAsObjects(deserializer))
 }
 
 /// Parses `bytes` (UTF-8 JSON) as a `T`; see [`from_str`].
@@ -137,7 +171,7 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, InputError> {
 ///
 /// As [`from_str`].
 pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, InputError> {
-    serde_path_to_error::deserialize(value).map_err(from_path_error)
+    serde_path_to_error::deserialize(StructsAsObjects(value)).map_err(from_path_error)
 }
 
 /// [`from_value`] from a borrowed value: typed without copying it when it fits (the common
@@ -147,7 +181,7 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, InputError> {
 ///
 /// As [`from_str`].
 pub fn from_value_ref<T: DeserializeOwned>(value: &Value) -> Result<T, InputError> {
-    T::deserialize(value).or_else(|_| from_value(value.clone()))
+    T::deserialize(StructsAsObjects(value)).or_else(|_| from_value(value.clone()))
 }
 
 fn syntax_error(e: &serde_json::Error) -> InputError {
@@ -388,6 +422,29 @@ mod tests {
             err.to_string(),
             "/prefers: unknown field; expected one of \"kind\", \"needs\", \"prefer\", \"budget\" (did you mean \"prefer\"?)"
         );
+    }
+
+    #[test]
+    fn a_struct_given_by_position_is_refused_at_its_place() {
+        // serde's derive alone reads each of these by field order (fresh-user trial).
+        let err = from_str::<TenantPolicy>(r#"["acme", {"allow": []}]"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid type: sequence, expected an object"
+        );
+        assert_eq!((err.pointer(), err.line()), ("", Some(1)));
+        let err = from_str::<RouteInput>(r#"[{"needs": []}, []]"#).unwrap_err();
+        assert_eq!(err.message(), "invalid type: sequence, expected an object");
+        let err = from_value::<RouteInput>(serde_json::json!({
+            "capability": [[]],
+            "providers": []
+        }))
+        .unwrap_err();
+        assert_eq!(err.pointer(), "/capability");
+        assert_eq!(err.message(), "invalid type: sequence, expected an object");
+        let policy = serde_json::json!({"tenantId": "acme", "providers": ["x", []]});
+        let err = from_value_ref::<TenantPolicy>(&policy).unwrap_err();
+        assert_eq!(err.pointer(), "/providers");
     }
 
     #[test]
