@@ -13,8 +13,8 @@ object is closed (an unknown field is an error naming it, e.g.
 /tenantPolicy/deniedProviders: unknown field; expected one of ...).
 
 Examples:
-  runstart route --input route.json
-  runstart route --input route.json --explain --format json
+  runstart route --input fixtures/route.json
+  runstart route --input fixtures/route.json --explain --format json
   cat inputs.jsonl | runstart route --jsonl
 
 Output: {\"ok\": {providerId, model, alternates, fallback, reason}} or {\"err\": {code:

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 pub const HELP: &str = "\
 Examples:
-  runstart template prompt.liquid --param ticketId --settings acme.reply
-  runstart template prompt.liquid --format json
+  runstart template fixtures/prompt.liquid --param ticketId --settings acme.reply
+  runstart template fixtures/prompt.liquid --format json
   printf '%s\\n' '\"Hi {{ name }}\"' | runstart template --jsonl
 
 --jsonl reads one JSON string (a template) per line and answers every line, blank ones too:
