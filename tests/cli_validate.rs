@@ -131,6 +131,18 @@ fn missing_file_exits_2() {
 }
 
 #[test]
+fn a_directory_is_told_to_name_its_index() {
+    let out = runstart(&["validate", "fixtures/packs/support-desk"]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("fixtures/packs/support-desk: error[io-error] \"\": cannot read fixtures/packs/support-desk: ")
+            && text.ends_with("; name the pack's index.json inside it\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn usage_errors_exit_2() {
     assert_eq!(runstart(&["validate"]).status.code(), Some(2));
     assert_eq!(runstart(&["frobnicate"]).status.code(), Some(2));

@@ -134,7 +134,7 @@ fn validate_files(args: &Args) -> Vec<FileResult> {
                     report.push(Issue::error(
                         IssueCode::IoError,
                         "",
-                        format!("cannot read {name}: {e}; check the path and its permissions"),
+                        format!("cannot read {name}: {e}; {}", read_hint(&e)),
                     ));
                     FileResult {
                         name,
@@ -211,4 +211,12 @@ fn print_reports(
     } else {
         EXIT_CLEAN
     })
+}
+
+/// What to do about a file `validate` cannot read.
+fn read_hint(e: &std::io::Error) -> &'static str {
+    match e.kind() {
+        std::io::ErrorKind::IsADirectory => "name the pack's index.json inside it",
+        _ => "check the path and its permissions",
+    }
 }
