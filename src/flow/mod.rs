@@ -122,11 +122,7 @@ fn run(flow: &Value, ctx: Option<&FlowContext>, base: &str, index_entry: bool) -
     let mut out = Sink::new(MAX_ISSUES_PER_FLOW);
     shape::top_level(&mut out, flow, index_entry);
     if !flow.is_object() {
-        return out
-            .finish("", SCOPE)
-            .into_iter()
-            .map(|i| i.under(base))
-            .collect();
+        return unchecked_under(out, base);
     }
     let view = model::FlowView::build(flow);
     let edge_count: usize = view.scopes.iter().map(|s| s.edges.len()).sum();
@@ -140,11 +136,7 @@ fn run(flow: &Value, ctx: Option<&FlowContext>, base: &str, index_entry: bool) -
                 view.nodes.len()
             ),
         ));
-        return out
-            .finish("", SCOPE)
-            .into_iter()
-            .map(|i| i.under(base))
-            .collect();
+        return unchecked_under(out, base);
     }
     for n in &view.nodes {
         shape::node(&mut out, n.value, &n.pointer());
@@ -173,6 +165,15 @@ fn run(flow: &Value, ctx: Option<&FlowContext>, base: &str, index_entry: bool) -
 
 /// How the summary of a code's issues past [`MAX_ISSUES_PER_FLOW`] names where they are.
 const SCOPE: &str = "in this flow";
+
+/// The issues of a flow the rules could not look into (not an object, or too large), as
+/// issues of the document at `base`; they carry no `flowId`.
+fn unchecked_under(out: Sink, base: &str) -> Vec<Issue> {
+    out.finish("", SCOPE)
+        .into_iter()
+        .map(|i| i.under(base))
+        .collect()
+}
 
 /// The issues of flow `flow_id`, found relative to it, as issues of the document the flow
 /// sits in at `base`.
