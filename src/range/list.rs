@@ -1,6 +1,6 @@
 //! [`VersionList`]: versions read once, each with its packed key, for many range tests.
 
-use super::version::pack_version;
+use super::version::{pack_version, triple_bit};
 use semver::Version;
 
 /// The key of a version whose numbers are too large to pack: no packed key is this (keys are
@@ -34,16 +34,56 @@ pub struct VersionList {
     versions: Vec<Version>,
     /// `keys[i]` is the packed key of `versions[i]`, or [`UNPACKED`].
     keys: Vec<u64>,
+    /// The releases whose numbers pack, as `(key, position in versions)`, highest key first
+    /// and, among equal keys, in list order: the first entry inside a range's release interval
+    /// is the answer among releases (see [`highest_release_in`]).
+    releases: Vec<(u64, u32)>,
+    /// The positions of the other versions (prereleases, and versions too large to pack), in
+    /// list order.
+    others: Vec<u32>,
+    /// The [`triple_bit`]s of the prereleases' keys: a range none of whose comparators' triples
+    /// has one of these bits is settled by `releases` alone (every such prerelease fails npm's
+    /// prerelease rule).
+    prerelease_triples: u64,
+    /// Some version's numbers are too large to pack.
+    any_unpacked: bool,
 }
 
 impl VersionList {
     /// The list of `versions`, in their order.
     pub fn new(versions: Vec<Version>) -> VersionList {
-        let keys = versions
+        let keys: Vec<u64> = versions
             .iter()
             .map(|v| pack_version(v).unwrap_or(UNPACKED))
             .collect();
-        VersionList { versions, keys }
+        let mut releases = Vec::new();
+        let mut others = Vec::new();
+        let mut prerelease_triples = 0;
+        let mut any_unpacked = false;
+        for (i, &key) in keys.iter().enumerate() {
+            // More than 4 billion versions cannot be held in memory; saturate.
+            let position = u32::try_from(i).unwrap_or(u32::MAX);
+            if key != UNPACKED && key & 1 == 1 {
+                releases.push((key, position));
+                continue;
+            }
+            others.push(position);
+            if key == UNPACKED {
+                any_unpacked = true;
+            } else {
+                prerelease_triples |= triple_bit(key);
+            }
+        }
+        // Stable: equal keys (build metadata only differs) keep list order, so the first wins.
+        releases.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
+        VersionList {
+            versions,
+            keys,
+            releases,
+            others,
+            prerelease_triples,
+            any_unpacked,
+        }
     }
 
     /// The versions, in the order given.
@@ -73,6 +113,50 @@ impl VersionList {
     pub(super) fn keys(&self) -> &[u64] {
         &self.keys
     }
+
+    /// The packable releases, highest first (see the field).
+    pub(super) fn releases(&self) -> &[(u64, u32)] {
+        &self.releases
+    }
+
+    /// The positions of the versions that are not releases with a packed key, in list order.
+    pub(super) fn others(&self) -> &[u32] {
+        &self.others
+    }
+
+    /// Whether some version needs the general test against a range whose comparators' triples
+    /// have the bits `triples`: its numbers are too large to pack, or it is a prerelease that
+    /// may share its `major.minor.patch` with a comparator carrying a prerelease.
+    pub(super) fn needs_general(&self, triples: u64) -> bool {
+        self.any_unpacked | (self.prerelease_triples & triples != 0)
+    }
+}
+
+/// The stored position of the highest release inside one of `intervals` (inclusive key
+/// intervals, as [`Range::release_intervals`](super::Range::release_intervals) gives), in
+/// `releases`: `(key, position)` pairs sorted by key, highest first, equal keys in the order
+/// that decides between them. The first pair inside an interval is the best of that interval,
+/// and the best of all is the one nearest the front.
+///
+/// O(a·log n) for a intervals over n releases.
+/// (The catalog's `Versions::best` searches its own releases the same way, inline: written
+/// through this function, its hot path measured 7% slower.)
+#[inline]
+pub(super) fn highest_release_in(
+    releases: &[(u64, u32)],
+    intervals: impl IntoIterator<Item = (u64, u64)>,
+) -> Option<u32> {
+    intervals
+        .into_iter()
+        .filter_map(|(lo, hi)| {
+            let at = releases.partition_point(|&(key, _)| key > hi);
+            match releases.get(at) {
+                Some(&(key, position)) if key >= lo => Some((at, position)),
+                _ => None,
+            }
+        })
+        .min_by_key(|&(at, _)| at)
+        .map(|(_, position)| position)
 }
 
 impl FromIterator<Version> for VersionList {

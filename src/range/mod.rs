@@ -178,8 +178,10 @@ pub struct Range {
     /// (`lo > hi` when empty), so a release is two integer comparisons; `(1, 0)` otherwise.
     release_lo: u64,
     release_hi: u64,
-    /// One bit per comparator's `major.minor.patch` (see [`triple_bit`]): a version whose bit is
-    /// clear shares its triple with no comparator, which settles most prereleases at once.
+    /// One bit per `major.minor.patch` (see [`triple_bit`]) of the comparators that can decide
+    /// a prerelease beyond its key: with `include_prerelease`, every comparator (`*` included);
+    /// without it, those carrying a prerelease, as npm's prerelease rule asks for one on the
+    /// version's own triple. A prerelease whose bit is clear is settled by its key alone.
     triples: u64,
 }
 
@@ -243,15 +245,17 @@ impl Range {
 
     /// The range of parsed comparators and alternative ends, with what its fast paths keep.
     fn from_parsed(comparators: Comparators, ends: Vec<u32>, include_prerelease: bool) -> Range {
-        // One pass over the comparators for both summaries.
+        // One pass over the comparators for both summaries. A prerelease comparator's key is
+        // even (and `*`'s, 0, is not one).
         let (packable, triples) =
             comparators
                 .as_slice()
                 .iter()
                 .fold((true, 0), |(packable, triples), c| {
+                    let decides = include_prerelease || (c.op != Op::Any && c.key & 1 == 0);
                     (
                         packable && (c.op == Op::Any || c.key != NO_KEY),
-                        triples | triple_bit(c.key),
+                        triples | if decides { triple_bit(c.key) } else { 0 },
                     )
                 });
         let (release_lo, release_hi) = if packable && ends.is_empty() {
@@ -440,9 +444,11 @@ impl Range {
     ///
     /// # Complexity
     ///
-    /// O(n) integer tests for n versions when the range is one alternative of packable
-    /// versions without `include_prerelease` and no prerelease shares a `major.minor.patch`
-    /// with one of its comparators; else as [`Range::max_satisfying`]. No allocation.
+    /// Without `include_prerelease` and with every comparator's numbers below 2²⁰: O(a·log n)
+    /// integer comparisons for a alternatives over n versions (the list keeps its releases
+    /// sorted), plus, only when some version's numbers are too large to pack or a prerelease
+    /// may share its `major.minor.patch` with a comparator, one pass testing those versions in
+    /// full. Else as [`Range::max_satisfying`]. No allocation.
     ///
     /// # Examples
     ///
@@ -461,32 +467,25 @@ impl Range {
         if !self.packable || self.include_prerelease {
             return self.best_satisfying(list.keyed(), Ordering::Less);
         }
-        // The releases each alternative admits, as key intervals: kept for one alternative,
-        // worked out here for a union (a few comparisons each, no allocation for up to
-        // `UNION_INTERVALS` alternatives).
-        const UNION_INTERVALS: usize = 8;
-        let mut intervals = [(1u64, 0u64); UNION_INTERVALS];
-        let intervals: &[(u64, u64)] = if self.ends.is_empty() {
-            &[(self.release_lo, self.release_hi)]
-        } else if self.ends.len() < UNION_INTERVALS {
-            for (slot, set) in intervals.iter_mut().zip(self.alternatives()) {
-                *slot = release_interval(set);
-            }
-            &intervals[..=self.ends.len()]
+        // The list keeps its releases sorted by key: the best release is a binary search per
+        // alternative's interval (kept for one alternative, a few comparisons each for a union).
+        let best = if self.ends.is_empty() {
+            list::highest_release_in(list.releases(), [(self.release_lo, self.release_hi)])
         } else {
-            return self.best_satisfying(list.keyed(), Ordering::Less);
+            list::highest_release_in(list.releases(), self.alternatives().map(release_interval))
         };
-        let (best, general) = max_release_key(list.keys(), intervals, self.triples);
-        if general {
+        let best = best.map(|position| position as usize);
+        if list.needs_general(self.triples) {
             return self.max_with_general(list, best);
         }
         best.and_then(|i| list.versions().get(i))
     }
 
-    /// [`Range::max_satisfying_in`] once the keys are scanned: `best` is the highest release
-    /// the keys settle; the versions they cannot settle (too large to pack, or a prerelease on
-    /// the triple of a comparator carrying a prerelease, where identifiers decide) take the
-    /// general test, in list order, so the first of equal precedence still wins.
+    /// [`Range::max_satisfying_in`] once the releases are searched: `best` is the highest
+    /// release the keys settle; the versions they cannot settle (too large to pack, or a
+    /// prerelease on the triple of a comparator carrying a prerelease, where identifiers
+    /// decide) take the general test, in list order, so the first of equal precedence still
+    /// wins.
     #[cold]
     fn max_with_general<'a>(
         &self,
@@ -495,10 +494,16 @@ impl Range {
     ) -> Option<&'a Version> {
         let comparators = self.comparators.as_slice();
         let versions = list.versions();
+        let keys = list.keys();
         let mut best = best;
-        for (i, (&key, v)) in list.keys().iter().zip(versions).enumerate() {
-            let general =
-                key == list::UNPACKED || (key & 1 == 0 && comparators.iter().any(|c| c.key == key));
+        for &i in list.others() {
+            let i = i as usize;
+            let (Some(&key), Some(v)) = (keys.get(i), versions.get(i)) else {
+                continue;
+            };
+            let general = key == list::UNPACKED
+                || (self.triples & triple_bit(key) != 0
+                    && comparators.iter().any(|c| c.key == key));
             if !general || !self.satisfies_reference(v) {
                 continue;
             }
@@ -573,45 +578,6 @@ impl Range {
         }
         best.map(|(v, _)| v)
     }
-}
-
-/// The position of the highest release key inside one of `intervals` (the first of equal
-/// keys), and whether some key needs the general test: too large to pack, or a prerelease
-/// whose triple's bit is in `triples` (every other prerelease fails npm's prerelease rule).
-///
-/// Branch-free over the keys: which are releases and which are in range is data, not a
-/// pattern a predictor learns. A release key is odd, so a best key of 0 means none yet.
-fn max_release_key(keys: &[u64], intervals: &[(u64, u64)], triples: u64) -> (Option<usize>, bool) {
-    match intervals {
-        // One alternative (five ranges in six): the interval test inlined.
-        &[(lo, hi)] => max_release_key_by(keys, triples, |key| (lo <= key) & (key <= hi)),
-        _ => max_release_key_by(keys, triples, |key| {
-            intervals.iter().fold(false, |inside, &(lo, hi)| {
-                inside | ((lo <= key) & (key <= hi))
-            })
-        }),
-    }
-}
-
-/// [`max_release_key`] with the interval test `inside`.
-#[inline(always)]
-fn max_release_key_by(
-    keys: &[u64],
-    triples: u64,
-    inside: impl Fn(u64) -> bool,
-) -> (Option<usize>, bool) {
-    let mut best = 0;
-    let mut best_key = 0;
-    let mut general = false;
-    for (i, &key) in keys.iter().enumerate() {
-        let release = key & 1 == 1;
-        let unpacked = key == list::UNPACKED;
-        let take = release & !unpacked & inside(key) & (key > best_key);
-        best = if take { i } else { best };
-        best_key = if take { key } else { best_key };
-        general |= unpacked | (!release & (triples & triple_bit(key) != 0));
-    }
-    ((best_key != 0).then_some(best), general)
 }
 
 /// The alternatives of a [`Range`], in order: see [`Range::alternatives`].

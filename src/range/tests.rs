@@ -471,6 +471,47 @@ mod props {
 }
 
 #[test]
+fn max_satisfying_in_searches_the_sorted_releases_of_an_unsorted_list() {
+    // Unsorted, with equal precedence (build metadata only differs) listed out of order.
+    let list: VersionList = [
+        "1.4.0",
+        "2.1.0+b",
+        "0.9.0",
+        "2.1.0+a",
+        "1.4.0-rc.1",
+        "3.0.0",
+        "1.5.2",
+    ]
+    .iter()
+    .filter_map(|v| parse_version(v))
+    .collect();
+    let best = |range: &str| {
+        let range = Range::parse(range).expect("a valid range");
+        let best = range.max_satisfying_in(&list).map(ToString::to_string);
+        let versions = list.versions();
+        assert_eq!(
+            best,
+            range.max_satisfying(versions).map(ToString::to_string)
+        );
+        best
+    };
+    // The first listed of equal precedence.
+    assert_eq!(best("^2").as_deref(), Some("2.1.0+b"));
+    assert_eq!(best("^1").as_deref(), Some("1.5.2"));
+    // The best alternative of a union, whichever order they are written in.
+    assert_eq!(best(">=3 || ^1").as_deref(), Some("3.0.0"));
+    assert_eq!(best("^0.9 || 1.4.x").as_deref(), Some("1.4.0"));
+    assert_eq!(best("^0.9 || 1.4.x || <0.1").as_deref(), Some("1.4.0"));
+    // Below the lowest, between two, above the highest.
+    assert_eq!(best("<0.9.0").as_deref(), None);
+    assert_eq!(best(">1.5.2 <2.1.0").as_deref(), None);
+    assert_eq!(best(">3").as_deref(), None);
+    // A prerelease in range but refused by the prerelease rule.
+    assert_eq!(best(">=1.4.0-alpha <1.4.0").as_deref(), Some("1.4.0-rc.1"));
+    assert_eq!(best(">=1.3.9 <1.4.0").as_deref(), None);
+}
+
+#[test]
 fn max_satisfying_in_takes_the_general_path_where_keys_cannot_tell() {
     let list: VersionList = [
         "1.2.3-beta.2",
