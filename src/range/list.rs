@@ -30,23 +30,26 @@ pub(super) const UNPACKED: u64 = u64::MAX;
 /// # Ok::<(), runstart::range::RangeError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct VersionList {
-    versions: Vec<Version>,
-    /// `keys[i]` is the packed key of `versions[i]`, or [`UNPACKED`].
-    keys: Vec<u64>,
+    // `repr(C)`, hot fields first: a pre-parsed `max_satisfying_in` on releases reads only the
+    // first 64 bytes (the sorted releases, the prerelease summary, the versions' address).
     /// The releases whose numbers pack, as `(key, position in versions)`, highest key first
     /// and, among equal keys, in list order: the first entry inside a range's release interval
     /// is the answer among releases (see [`highest_release_in`]).
     releases: Vec<(u64, u32)>,
-    /// The positions of the other versions (prereleases, and versions too large to pack), in
-    /// list order.
-    others: Vec<u32>,
     /// The [`triple_bit`]s of the prereleases' keys: a range none of whose comparators' triples
     /// has one of these bits is settled by `releases` alone (every such prerelease fails npm's
     /// prerelease rule).
     prerelease_triples: u64,
     /// Some version's numbers are too large to pack.
     any_unpacked: bool,
+    versions: Vec<Version>,
+    /// The positions of the other versions (prereleases, and versions too large to pack), in
+    /// list order.
+    others: Vec<u32>,
+    /// `keys[i]` is the packed key of `versions[i]`, or [`UNPACKED`].
+    keys: Vec<u64>,
 }
 
 impl VersionList {

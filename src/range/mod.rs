@@ -165,8 +165,11 @@ impl RangeOptions {
 /// # Ok::<(), runstart::range::RangeError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct Range {
-    comparators: Comparators,
+    // `repr(C)`, hot fields first: what `max_satisfying_in` reads for a release (the ends, the
+    // interval, the triples and the flags) sits in 50 contiguous bytes ahead of the inline
+    // comparators, so a sweep over many ranges touches one cache line of each, not two.
     /// End index (exclusive) in `comparators` of each alternative but the last, which ends at
     /// `comparators.len()`; empty for a single alternative, so that needs no allocation.
     ends: Vec<u32>,
@@ -183,6 +186,7 @@ pub struct Range {
     /// without it, those carrying a prerelease, as npm's prerelease rule asks for one on the
     /// version's own triple. A prerelease whose bit is clear is settled by its key alone.
     triples: u64,
+    comparators: Comparators,
 }
 
 impl Range {
