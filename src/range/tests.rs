@@ -319,11 +319,21 @@ mod props {
         )
     }
 
+    /// A version number: mostly small, sometimes too large for a packed key (2²⁰ and up).
+    fn version_number() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            12 => 0u64..4,
+            1 => prop_oneof![Just(1 << 20), Just(9_007_199_254_740_991)],
+        ]
+    }
+
+    /// A version, sometimes with build metadata (so that equal precedence, where the first
+    /// listed wins, comes up) or numbers too large to pack.
     fn version() -> impl Strategy<Value = Version> {
         (
-            0u64..4,
-            0u64..4,
-            0u64..4,
+            version_number(),
+            version_number(),
+            version_number(),
             prop_oneof![
                 Just(""),
                 Just("0"),
@@ -331,12 +341,13 @@ mod props {
                 Just("beta.1"),
                 Just("rc.2")
             ],
+            prop_oneof![6 => Just(""), 1 => Just("+b1"), 1 => Just("+b2")],
         )
-            .prop_map(|(a, b, c, pre)| {
+            .prop_map(|(a, b, c, pre, build)| {
                 let text = if pre.is_empty() {
-                    format!("{a}.{b}.{c}")
+                    format!("{a}.{b}.{c}{build}")
                 } else {
-                    format!("{a}.{b}.{c}-{pre}")
+                    format!("{a}.{b}.{c}-{pre}{build}")
                 };
                 parse_version(&text).expect("generated versions are valid")
             })
