@@ -168,7 +168,7 @@ impl RangeOptions {
 #[repr(C)]
 pub struct Range {
     // `repr(C)`, hot fields first: what `max_satisfying_in` reads for a release (the ends, the
-    // interval, the triples and the flags) sits in 50 contiguous bytes ahead of the inline
+    // interval, the triples and the flags) sits in the first 56 bytes, ahead of the inline
     // comparators, so a sweep over many ranges touches one cache line of each, not two.
     /// End index (exclusive) in `comparators` of each alternative but the last, which ends at
     /// `comparators.len()`; empty for a single alternative, so that needs no allocation.

@@ -481,10 +481,30 @@ mod props {
     }
 }
 
+/// The versions, each valid, read into a list in the order given.
+fn version_list(versions: &[&str]) -> VersionList {
+    versions
+        .iter()
+        .map(|v| parse_version(v).expect("a valid version"))
+        .collect()
+}
+
+/// `range`'s `max_satisfying_in` over `list`, printed; checked against `max_satisfying` over
+/// the same versions.
+fn max_in(list: &VersionList, range: &str) -> Option<String> {
+    let range = Range::parse(range).expect("a valid range");
+    let best = range.max_satisfying_in(list).map(ToString::to_string);
+    let reference = range
+        .max_satisfying(list.versions())
+        .map(ToString::to_string);
+    assert_eq!(best, reference, "{range}");
+    best
+}
+
 #[test]
 fn max_satisfying_in_searches_the_sorted_releases_of_an_unsorted_list() {
     // Unsorted, with equal precedence (build metadata only differs) listed out of order.
-    let list: VersionList = [
+    let list = version_list(&[
         "1.4.0",
         "2.1.0+b",
         "0.9.0",
@@ -492,20 +512,8 @@ fn max_satisfying_in_searches_the_sorted_releases_of_an_unsorted_list() {
         "1.4.0-rc.1",
         "3.0.0",
         "1.5.2",
-    ]
-    .iter()
-    .filter_map(|v| parse_version(v))
-    .collect();
-    let best = |range: &str| {
-        let range = Range::parse(range).expect("a valid range");
-        let best = range.max_satisfying_in(&list).map(ToString::to_string);
-        let versions = list.versions();
-        assert_eq!(
-            best,
-            range.max_satisfying(versions).map(ToString::to_string)
-        );
-        best
-    };
+    ]);
+    let best = |range: &str| max_in(&list, range);
     // The first listed of equal precedence.
     assert_eq!(best("^2").as_deref(), Some("2.1.0+b"));
     assert_eq!(best("^1").as_deref(), Some("1.5.2"));
@@ -524,20 +532,14 @@ fn max_satisfying_in_searches_the_sorted_releases_of_an_unsorted_list() {
 
 #[test]
 fn max_satisfying_in_takes_the_general_path_where_keys_cannot_tell() {
-    let list: VersionList = [
+    let list = version_list(&[
         "1.2.3-beta.2",
         "1.2.3-beta.10",
         "1048576.0.0",
         "1.2.3",
         "1.2.3+build",
-    ]
-    .iter()
-    .filter_map(|v| parse_version(v))
-    .collect();
-    let best = |range: &str| {
-        let range = Range::parse(range).expect("a valid range");
-        range.max_satisfying_in(&list).map(ToString::to_string)
-    };
+    ]);
+    let best = |range: &str| max_in(&list, range);
     // A prerelease on a comparator's own triple: identifiers decide.
     assert_eq!(
         best(">=1.2.3-beta.3 <1.2.3").as_deref(),
