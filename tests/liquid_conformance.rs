@@ -9,7 +9,7 @@
 
 mod util;
 
-use runstart::template::{CompiledTemplate, RenderErrorKind, Segment};
+use runstart::template::{CompiledTemplate, Segment};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -190,9 +190,9 @@ fn score(lines: &str, ctx: &Value) -> Score {
             }
             let ours = match rendered {
                 Ok(o) => Verdict::Output(o),
-                Err(e) => match e.kind() {
-                    RenderErrorKind::UndefinedVariable(p) => Verdict::Undefined(p.clone()),
-                    _ => Verdict::Other,
+                Err(e) => match e.undefined_path() {
+                    Some(p) => Verdict::Undefined(p.to_string()),
+                    None => Verdict::Other,
                 },
             };
             let same_class = matches!(

@@ -72,13 +72,16 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// How LiquidJS's undefined-variable message starts; the path follows.
+pub(crate) const UNDEFINED_PREFIX: &str = "undefined variable: ";
+
 /// Why a render failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RenderErrorKind {
-    /// A variable path that does not resolve (`strictVariables`); the path is LiquidJS's:
-    /// segments up to the first undefined one, joined by `.`.
-    UndefinedVariable(String),
+    /// A variable path that does not resolve (`strictVariables`);
+    /// [`RenderError::undefined_path`] gives the path.
+    UndefinedVariable,
     /// `include`, `render` or `layout`: there is no template root to read from.
     NoTemplateRoot,
     /// Any other error (a filter's own failure, a limit).
@@ -105,10 +108,18 @@ impl RenderError {
         }
     }
 
-    pub(crate) fn undefined(path: String, offset: usize) -> RenderError {
+    /// An undefined-variable error for `path`.
+    pub(crate) fn undefined(path: &str, offset: usize) -> RenderError {
+        RenderError::undefined_message([UNDEFINED_PREFIX, path].concat(), offset)
+    }
+
+    /// An undefined-variable error whose `message` already is [`UNDEFINED_PREFIX`] and the
+    /// path: a failing render writes the path straight after the prefix, into one string.
+    pub(crate) fn undefined_message(message: String, offset: usize) -> RenderError {
+        debug_assert!(message.starts_with(UNDEFINED_PREFIX));
         RenderError {
-            message: ["undefined variable: ", &path].concat(),
-            kind: RenderErrorKind::UndefinedVariable(path),
+            message,
+            kind: RenderErrorKind::UndefinedVariable,
             offset,
             line_col: None,
         }
@@ -135,10 +146,11 @@ impl RenderError {
         self.offset
     }
 
-    /// The undefined path, if this is an undefined-variable error.
+    /// The undefined path, if this is an undefined-variable error: LiquidJS's, the segments
+    /// up to the first undefined one joined by `.` (`agent.owner`).
     pub fn undefined_path(&self) -> Option<&str> {
-        match &self.kind {
-            RenderErrorKind::UndefinedVariable(p) => Some(p),
+        match self.kind {
+            RenderErrorKind::UndefinedVariable => self.message.strip_prefix(UNDEFINED_PREFIX),
             _ => None,
         }
     }

@@ -3,7 +3,6 @@
 //! strict render with upstream's error codes and messages.
 
 use super::compiled::CompiledTemplate;
-use super::error::RenderErrorKind;
 use super::parameter::PromptParameter;
 use super::render::Globals;
 use super::value::Val;
@@ -293,10 +292,11 @@ impl CompiledTemplate {
             object: Some(supplied),
             defaults: params,
         };
-        self.render_globals(globals).map_err(|e| match e.kind() {
-            RenderErrorKind::UndefinedVariable(p) => PromptError::UnresolvedVariable(p.clone()),
-            _ => PromptError::RenderFailure(e.message_with_position(self.source())),
-        })
+        self.render_globals(globals)
+            .map_err(|e| match e.undefined_path() {
+                Some(path) => PromptError::UnresolvedVariable(path.to_string()),
+                None => PromptError::RenderFailure(e.message_with_position(self.source())),
+            })
     }
 }
 

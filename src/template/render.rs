@@ -7,7 +7,7 @@ use super::ast::{
     Expr, ExprKind, FilterArg, FilterCall, FilteredValue, LoopHead, Node, Op, PartialFile,
     PartialRef, PartialTag, Prop, lookup_message,
 };
-use super::error::{RenderError, RenderErrorKind};
+use super::error::{RenderError, RenderErrorKind, UNDEFINED_PREFIX};
 use super::filters::{self, Filter, FilterError};
 use super::limits::MAX_RENDER_SIZE;
 use super::parameter::PromptParameter;
@@ -16,17 +16,22 @@ use super::value::{
     write_val,
 };
 use serde_json::{Map, Value};
+use smallvec::{SmallVec, smallvec};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::BuildHasherDefault;
+use std::rc::Rc;
 
 /// The maps of one render, keyed by the template's own text (cycle groups, loop positions),
 /// never by outside data: fixed hash keys spare every render the seeding of a random one.
 type RenderMap<K, V> = HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
-use std::rc::Rc;
 
 type RResult<T> = Result<T, RenderError>;
+
+/// One scope's variables, in the order set. A render sets a handful (a loop's drop and item,
+/// a few `assign`s), so they are kept inline and a scope costs no allocation.
+type Scope<'a> = SmallVec<[(&'a str, Val<'a>); 4]>;
 
 /// `block` inside `{% block %}` when no layout stores blocks: its `super` renders nothing.
 static BLOCK_DROP: std::sync::LazyLock<Value> =
@@ -76,15 +81,17 @@ impl<'a> Globals<'a> {
 pub(crate) struct Renderer<'a> {
     src: &'a str,
     globals: Globals<'a>,
-    env_over: Vec<(&'a str, Val<'a>)>,
+    env_over: Scope<'a>,
     /// The template's own variables (`assign`, `capture`), below every loop scope; kept
     /// apart so that a render that assigns nothing allocates no scope.
-    bottom: Vec<(&'a str, Val<'a>)>,
+    bottom: Scope<'a>,
     /// Loop and block scopes, innermost last.
-    scopes: Vec<Vec<(&'a str, Val<'a>)>>,
+    scopes: SmallVec<[Scope<'a>; 3]>,
     brk: bool,
     cont: bool,
-    cycles: RenderMap<String, usize>,
+    /// Each cycle group's fingerprint and next position. A render has a few groups at most,
+    /// so a list searched without building the fingerprint beats a map keyed by it.
+    cycles: Vec<(String, usize)>,
     /// Where each `for` (by variable and collection text) stopped, for `offset: continue`.
     continues: RenderMap<(&'a str, &'a str), f64>,
     /// Whether loops record where they stopped: only a template whose loops read
@@ -99,12 +106,12 @@ impl<'a> Renderer<'a> {
         Renderer {
             src,
             globals,
-            env_over: Vec::new(),
-            bottom: Vec::new(),
-            scopes: Vec::new(),
+            env_over: Scope::new(),
+            bottom: Scope::new(),
+            scopes: SmallVec::new(),
             brk: false,
             cont: false,
-            cycles: RenderMap::default(),
+            cycles: Vec::new(),
             continues: RenderMap::default(),
             track_continue,
             steps: 0,
@@ -236,7 +243,8 @@ impl<'a> Renderer<'a> {
             Node::Liquid(nodes) => self.render(nodes, out)?,
             Node::Block(body) => {
                 // outside a layout, `block.super` is an empty parent block
-                self.scopes.push(vec![("block", Val::Json(&BLOCK_DROP))]);
+                self.scopes
+                    .push(smallvec![("block", Val::Json(&BLOCK_DROP))]);
                 let r = self.render(body, out);
                 self.scopes.pop();
                 r?;
@@ -291,8 +299,15 @@ impl<'a> Renderer<'a> {
         };
         // LiquidJS's fingerprint, text and all: two groups whose texts join to the same
         // fingerprint share a position there too.
-        let fingerprint = ["cycle:", &group, ":", key].concat();
-        let position = self.cycles.entry(fingerprint).or_insert(0);
+        let parts = ["cycle:", &group, ":", key];
+        let at = match self.cycles.iter().position(|(f, _)| is_joined(f, &parts)) {
+            Some(at) => at,
+            None => {
+                self.cycles.push((parts.concat(), 0));
+                self.cycles.len() - 1
+            }
+        };
+        let position = &mut self.cycles[at].1;
         let idx = *position;
         *position = (idx + 1) % candidates.len().max(1);
         if let Some(c) = candidates.get(idx) {
@@ -394,7 +409,7 @@ impl<'a> Renderer<'a> {
                 Some(n) => Val::Num(*n),
                 None => Val::Json(&EMPTY_OBJECT),
             };
-            self.scopes.push(vec![("continue", cont)]);
+            self.scopes.push(smallvec![("continue", cont)]);
             let hash = self.hash(head);
             self.scopes.pop();
             hash?
@@ -419,7 +434,7 @@ impl<'a> Renderer<'a> {
             self.continues.insert(key, start + items.len() as f64);
         }
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
-        self.scopes.push(Vec::with_capacity(2));
+        self.scopes.push(Scope::new());
         let mut result = Ok(());
         for (i, item) in items.into_iter().enumerate() {
             result = self.enter_iteration(head, "forloop", (i, length, 0), item);
@@ -470,7 +485,7 @@ impl<'a> Renderer<'a> {
             None => items.len().max(1),
         };
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
-        self.scopes.push(Vec::with_capacity(2));
+        self.scopes.push(Scope::new());
         let mut result = Ok(());
         let cols32 = u32::try_from(cols).unwrap_or(u32::MAX);
         for (i, item) in items.into_iter().enumerate() {
@@ -527,8 +542,9 @@ impl<'a> Renderer<'a> {
     fn filtered(&mut self, fv: &'a FilteredValue) -> RResult<Val<'a>> {
         let mut v = self.postfix(fv.initial.as_slice())?;
         for f in &fv.filters {
-            let mut args = Vec::new();
-            let mut kwargs = Vec::new();
+            // Filters take a few arguments: kept inline, they cost no allocation.
+            let mut args: SmallVec<[Val<'a>; 3]> = SmallVec::new();
+            let mut kwargs: SmallVec<[(&str, Val<'a>); 2]> = SmallVec::new();
             for a in &f.args {
                 match a {
                     FilterArg::Positional(e) => args.push(self.expr(e)?),
@@ -551,7 +567,7 @@ impl<'a> Renderer<'a> {
                 FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, f.begin),
                 // LiquidJS reads `where`'s property with a tokenizer of its own, so the
                 // position it reports is line 1, column 1 of the property text
-                FilterError::Undefined(p) => RenderError::undefined(p, f.begin).at_line_col(1, 1),
+                FilterError::Undefined(p) => RenderError::undefined(&p, f.begin).at_line_col(1, 1),
             })?;
             // Arrays share their items (`a | push: a` doubles the tree each time), so an
             // array's real size is its deep size, walked up to the cap and paid for in steps.
@@ -594,17 +610,15 @@ impl<'a> Renderer<'a> {
         self.step(items.len(), f.begin)?;
         let mut kept = Vec::new();
         for (i, item) in items.into_iter().enumerate() {
-            self.scopes.push(vec![(x.item.as_str(), item.clone())]);
+            self.scopes.push(smallvec![(x.item.as_str(), item.clone())]);
             let saved = std::mem::replace(&mut self.src, x.text.as_str());
             let r = self.filtered(fv);
             self.src = saved;
             self.scopes.pop();
             // the expression's own positions are in its text: report the filter's
-            let v = r.map_err(|e| match e.kind() {
-                RenderErrorKind::UndefinedVariable(p) => {
-                    RenderError::undefined(p.clone(), f.begin).at_line_col(1, 1)
-                }
-                _ => other(e.message().to_string()),
+            let v = r.map_err(|e| match e.undefined_path() {
+                Some(p) => RenderError::undefined(p, f.begin).at_line_col(1, 1),
+                None => other(e.message().to_string()),
             })?;
             match name {
                 Filter::WhereExp if matches!(v, Val::Bool(true)) => kept.push(item),
@@ -742,18 +756,19 @@ impl<'a> Renderer<'a> {
         // Two renders in five end here (a strict render's usual failure), so the path is
         // written into one string rather than joined from one string per segment.
         let undefined = |upto: usize, dynamic: &[Val<'a>]| {
-            let mut path = String::new();
+            let mut message = String::with_capacity(UNDEFINED_PREFIX.len() + 32);
+            message.push_str(UNDEFINED_PREFIX);
             for i in 0..=upto {
                 if i > 0 {
-                    path.push('.');
+                    message.push('.');
                 }
                 match key_at(i, dynamic) {
                     Val::Nil | Val::NilDrop | Val::Undef => {}
-                    Val::S(s) => path.push_str(s),
-                    k => path.push_str(&js_string(&k)),
+                    Val::S(s) => message.push_str(s),
+                    k => message.push_str(&js_string(&k)),
                 }
             }
-            RenderError::undefined(path, pos)
+            RenderError::undefined_message(message, pos)
         };
         let mut dyn_i = 0;
         let mut next_key = |p: &'a Prop| -> Val<'a> {
@@ -794,7 +809,18 @@ impl<'a> Renderer<'a> {
     }
 }
 
-/// `toEnumerable`.
+/// Is `text` the concatenation of `parts`?
+fn is_joined(text: &str, parts: &[&str]) -> bool {
+    let mut rest = text;
+    for part in parts {
+        match rest.strip_prefix(part) {
+            Some(tail) => rest = tail,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
 /// The size a value counts for against the render caps: a string's bytes, an array's items.
 fn render_size(v: &Val<'_>) -> usize {
     match v {

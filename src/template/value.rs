@@ -58,8 +58,8 @@ impl<'a> Val<'a> {
         }
     }
 
-    pub(crate) fn string(s: String) -> Val<'a> {
-        Val::Str(Rc::from(s))
+    pub(crate) fn string(s: impl AsRef<str>) -> Val<'a> {
+        Val::Str(Rc::from(s.as_ref()))
     }
 
     pub(crate) fn as_str(&self) -> Option<&str> {
@@ -387,19 +387,22 @@ pub(crate) fn js_string(v: &Val<'_>) -> String {
     }
 }
 
-/// LiquidJS's `stringify`: what an output writes.
-pub(crate) fn stringify(v: &Val<'_>) -> String {
+/// LiquidJS's `stringify`: what an output writes. A string is borrowed, not copied.
+pub(crate) fn stringify<'v>(v: &'v Val<'_>) -> Cow<'v, str> {
     match v {
-        Val::Undef | Val::Nil | Val::NilDrop | Val::Empty | Val::Blank => String::new(),
+        Val::Undef | Val::Nil | Val::NilDrop | Val::Empty | Val::Blank => Cow::Borrowed(""),
+        Val::S(s) => Cow::Borrowed(s),
+        Val::Str(s) => Cow::Borrowed(s),
         // a loop drop's `valueOf` is its JSON
-        Val::Loop(_) => json_stringify(v, 0.0).unwrap_or_default(),
-        _ if v.is_array() => v
-            .items()
-            .unwrap_or_default()
-            .iter()
-            .map(stringify)
-            .collect::<String>(),
-        _ => js_string(v),
+        Val::Loop(_) => Cow::Owned(json_stringify(v, 0.0).unwrap_or_default()),
+        _ if v.is_array() => Cow::Owned(
+            v.items()
+                .unwrap_or_default()
+                .iter()
+                .map(stringify)
+                .collect::<String>(),
+        ),
+        _ => Cow::Owned(js_string(v)),
     }
 }
 

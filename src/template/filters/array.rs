@@ -6,6 +6,7 @@ use super::common::{
 };
 use super::names::Filter;
 use crate::template::value::{Val, js_string, stringify, to_number};
+use std::borrow::Cow;
 use std::rc::Rc;
 
 family! {
@@ -54,7 +55,7 @@ family! {
         Filter::Join => {
             let items = to_array(&input);
             let sep = match arg(args, 0) {
-                None | Some(Val::Undef) | Some(Val::Nil | Val::NilDrop) => " ".to_string(),
+                None | Some(Val::Undef) | Some(Val::Nil | Val::NilDrop) => Cow::Borrowed(" "),
                 Some(v) => stringify(v),
             };
             Val::string(capped_join(
@@ -70,7 +71,7 @@ family! {
 fn to_sentence<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
     let items = to_array(input);
     let conn = match arg(args, 0) {
-        None | Some(Val::Undef) => "and".to_string(),
+        None | Some(Val::Undef) => Cow::Borrowed("and"),
         Some(v) => stringify(v),
     };
     let tpl = |v: &Val<'a>| js_string(v);
@@ -158,9 +159,11 @@ fn slice<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
         _ => {
             let s = stringify(input);
             match begin_in(s.chars().count()) {
-                Some(b) => Val::string(
-                    code_point_slice(&s, code_point_steps(b), code_point_steps(length)).to_owned(),
-                ),
+                Some(b) => Val::string(code_point_slice(
+                    &s,
+                    code_point_steps(b),
+                    code_point_steps(length),
+                )),
                 None => Val::string(String::new()),
             }
         }

@@ -2,6 +2,7 @@
 //! with strftime directives (LiquidJS formats in the host's zone; the runtime runs in UTC).
 
 use crate::template::value::{Val, js_string, stringify, to_number};
+use std::borrow::Cow;
 
 const DAYS: [&str; 7] = [
     "Sunday",
@@ -646,7 +647,7 @@ pub(crate) fn date_filter<'a>(input: Val<'a>, args: &[Val<'a>]) -> Result<Val<'a
     }
     let format = match args.first() {
         None | Some(Val::Undef) | Some(Val::Nil | Val::NilDrop) => {
-            "%A, %B %-e, %Y at %-l:%M %P %z".to_string()
+            Cow::Borrowed("%A, %B %-e, %Y at %-l:%M %P %z")
         }
         Some(v) => stringify(v),
     };

@@ -4,6 +4,7 @@ use super::common::{FResult, arg, family, is_js_regex_space, js_split, js_split_
 use super::names::Filter;
 use crate::template::value::{Val, js_string, stringify};
 use regex::Regex;
+use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
@@ -13,7 +14,7 @@ family! {
         Filter::RemoveLast => {
             let s = stringify(&input);
             let pat = str_arg(args, 0);
-            match s.rfind(&pat) {
+            match s.rfind(&*pat) {
                 Some(i) => Val::string(format!(
                     "{}{}",
                     s.get(..i).unwrap_or(""),
@@ -40,7 +41,7 @@ family! {
             let s = stringify(&input);
             let pat = str_arg(args, 0);
             let rep = arg(args, 1).map(stringify).unwrap_or_default();
-            Val::string(s.replacen(&pat, &rep, 1))
+            Val::string(s.replacen(&*pat, &rep, 1))
         }
         Filter::Remove => {
             let s = stringify(&input);
@@ -49,7 +50,7 @@ family! {
         }
         Filter::RemoveFirst => {
             let s = stringify(&input);
-            Val::string(s.replacen(&str_arg(args, 0), "", 1))
+            Val::string(s.replacen(&*str_arg(args, 0), "", 1))
         }
         Filter::Split => {
             let s = stringify(&input);
@@ -64,7 +65,7 @@ family! {
             let s = stringify(&input);
             let pat = str_arg(args, 0);
             let rep = str_arg(args, 1);
-            match s.rfind(&pat) {
+            match s.rfind(&*pat) {
                 Some(i) => Val::string(format!(
                     "{}{}{}",
                     s.get(..i).unwrap_or(""),
@@ -79,7 +80,7 @@ family! {
 
 /// Argument `i` through LiquidJS's `stringify`, as 10.30's string filters read their
 /// patterns: absent, `nil` and `undefined` are `""` (`split: nil` splits into characters).
-fn str_arg(args: &[Val<'_>], i: usize) -> String {
+fn str_arg<'v>(args: &'v [Val<'_>], i: usize) -> Cow<'v, str> {
     args.get(i).map(stringify).unwrap_or_default()
 }
 

@@ -133,10 +133,10 @@ mod tests {
 
     #[test]
     fn string_filters_follow_javascript() {
-        let s = |v: Val<'_>| stringify(&v);
+        let s = |v: Val<'_>| stringify(&v).into_owned();
         let f = |name: &str| Filter::from_name(name).unwrap_or(Filter::Raw);
         let apply1 = |name: &str, input: &str, args: &[Val<'static>]| {
-            apply(f(name), Val::string(input.into()), args, &[]).map(|v| stringify(&v))
+            apply(f(name), Val::string(input), args, &[]).map(|v| stringify(&v).into_owned())
         };
         assert_eq!(
             apply1("truncate", "abcdefghij", &[Val::Num(5.0)]).ok(),
@@ -167,7 +167,10 @@ mod tests {
             &[Val::Num(-3.0), Val::Num(2.0)],
             &[],
         );
-        assert_eq!(sliced.map(|v| stringify(&v)).ok(), Some("ll".into()));
+        assert_eq!(
+            sliced.map(|v| stringify(&v).into_owned()).ok(),
+            Some("ll".into())
+        );
         assert_eq!(
             apply1("url_encode", "a b&c/é", &[]).ok(),
             Some("a+b%26c%2F%C3%A9".into())

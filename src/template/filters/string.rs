@@ -6,6 +6,7 @@ use super::common::{
 };
 use super::names::Filter;
 use crate::template::value::{Val, stringify, to_number};
+use std::borrow::Cow;
 
 family! {
     /// Concatenation, case and trimming.
@@ -14,13 +15,13 @@ family! {
             if args.len() != 1 || !kwargs.is_empty() {
                 return Err(FilterError::Message("append expect 2 arguments".into()));
             }
-            Val::string(stringify(&input) + &stringify(&args[0]))
+            Val::string([stringify(&input), stringify(&args[0])].concat())
         }
         Filter::Prepend => {
             if args.len() != 1 || !kwargs.is_empty() {
                 return Err(FilterError::Message("prepend expect 2 arguments".into()));
             }
-            Val::string(stringify(&args[0]) + &stringify(&input))
+            Val::string([stringify(&args[0]), stringify(&input)].concat())
         }
         Filter::Upcase => Val::string(stringify(&input).to_uppercase()),
         Filter::Downcase => Val::string(stringify(&input).to_lowercase()),
@@ -211,9 +212,9 @@ fn number_or(args: &[Val<'_>], i: usize, default: f64) -> f64 {
 }
 
 /// The truncation filters' omission text (their second argument), `...` by default.
-fn omission(args: &[Val<'_>]) -> String {
+fn omission<'v>(args: &'v [Val<'_>]) -> Cow<'v, str> {
     match arg(args, 1) {
-        None | Some(Val::Undef) => "...".to_string(),
+        None | Some(Val::Undef) => Cow::Borrowed("..."),
         Some(v) => stringify(v),
     }
 }
