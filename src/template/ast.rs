@@ -256,22 +256,24 @@ pub(crate) enum Node {
         branches: Vec<Branch>,
         else_body: Vec<Node>,
     },
+    // The rarer tags keep their large parts boxed, so that a node (and every body's
+    // `Vec<Node>`) stays small: a parse copies less as bodies grow, a render strides less.
     Case {
-        value: FilteredValue,
+        value: Box<FilteredValue>,
         whens: Vec<(Vec<Expr>, Vec<Node>)>,
         else_body: Vec<Node>,
     },
     For {
-        head: LoopHead,
+        head: Box<LoopHead>,
         body: Vec<Node>,
         else_body: Vec<Node>,
     },
     Tablerow {
-        head: LoopHead,
+        head: Box<LoopHead>,
         body: Vec<Node>,
     },
     Cycle {
-        group: Option<Expr>,
+        group: Option<Box<Expr>>,
         candidates: Vec<FilteredValue>,
         /// Candidates' source text, blanks included, joined by `,` (the cycle's identity).
         key: String,

@@ -150,7 +150,7 @@ impl Frame {
                 else_body,
                 ..
             } => Node::Case {
-                value,
+                value: Box::new(value),
                 whens,
                 else_body,
             },
@@ -160,11 +160,14 @@ impl Frame {
                 else_body,
                 ..
             } => Node::For {
-                head,
+                head: Box::new(head),
                 body,
                 else_body,
             },
-            Frame::Tablerow { head, body, .. } => Node::Tablerow { head, body },
+            Frame::Tablerow { head, body, .. } => Node::Tablerow {
+                head: Box::new(head),
+                body,
+            },
             Frame::Capture { name, body, .. } => Node::Capture { name, body },
             Frame::Block { body, .. } => Node::Block(body),
         }
@@ -702,7 +705,7 @@ fn cycle(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
     }
     let key = texts.join(",");
     Ok(Node::Cycle {
-        group,
+        group: group.map(Box::new),
         candidates,
         key,
     })

@@ -216,7 +216,7 @@ impl<'a> Renderer<'a> {
                 group,
                 candidates,
                 key,
-            } => self.cycle(group.as_ref(), candidates, key, out)?,
+            } => self.cycle(group.as_deref(), candidates, key, out)?,
             Node::Assign { name, value } => {
                 let v = self.filtered(value)?;
                 self.set_bottom(name.get(self.src), v);
