@@ -1,7 +1,7 @@
 //! One primitive comparison of a range (`>=1.2.3`), with its version's packed key.
 
-use super::version::{ZERO_PRERELEASE, compare_versions, pack};
-use semver::{BuildMetadata, Version};
+use super::version::{ZERO_PRERELEASE, compare_parts, pack_parts};
+use semver::{BuildMetadata, Prerelease, Version};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -49,7 +49,8 @@ impl Op {
 
 /// One primitive comparison, such as `>=1.2.3` or `<2.0.0-0`.
 ///
-/// Its version never carries build metadata.
+/// It keeps its version's parts, never build metadata (npm ignores it): one identifier
+/// fewer to build and drop than a [`Version`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Comparator {
     /// The version's packed key (see [`pack_release`](super::version::pack_release); the low bit is clear for a prerelease),
@@ -57,7 +58,9 @@ pub struct Comparator {
     /// (used to drop duplicates while parsing) usually decides on one integer.
     pub(super) key: u64,
     pub(super) op: Op,
-    pub(super) version: Version,
+    /// `major.minor.patch`.
+    pub(super) nums: [u64; 3],
+    pub(super) pre: Prerelease,
 }
 
 /// [`Comparator::key`] of a version that does not pack.
@@ -67,27 +70,20 @@ impl Comparator {
     /// `*`: satisfied by every version.
     pub(super) const ANY: Comparator = Comparator {
         op: Op::Any,
-        version: Version::new(0, 0, 0),
+        nums: [0; 3],
+        pre: Prerelease::EMPTY,
         key: 0,
     };
 
+    /// `op nums-pre` (no prerelease when `pre` is empty).
     #[inline]
-    pub(super) fn new(op: Op, version: Version) -> Comparator {
-        let key = pack(&version, version.pre.is_empty()).unwrap_or(NO_KEY);
-        Comparator { op, version, key }
+    pub(super) fn new(op: Op, nums: [u64; 3], pre: Prerelease) -> Comparator {
+        let key = pack_parts(nums, pre.is_empty()).unwrap_or(NO_KEY);
+        Comparator { key, op, nums, pre }
     }
 
     pub(super) fn null_set() -> Comparator {
-        Comparator::new(
-            Op::Less,
-            Version {
-                major: 0,
-                minor: 0,
-                patch: 0,
-                pre: ZERO_PRERELEASE.clone(),
-                build: BuildMetadata::EMPTY,
-            },
-        )
+        Comparator::new(Op::Less, [0; 3], ZERO_PRERELEASE.clone())
     }
 
     /// Does the release whose [`pack_release`](super::version::pack_release) key is `key` satisfy this comparison? Only
@@ -106,11 +102,7 @@ impl Comparator {
 
     /// Is this `<0.0.0-0`, npm's spelling of "nothing"?
     pub(super) fn is_null_set(&self) -> bool {
-        self.op == Op::Less
-            && self.version.major == 0
-            && self.version.minor == 0
-            && self.version.patch == 0
-            && self.version.pre.as_str() == "0"
+        self.op == Op::Less && self.nums == [0; 3] && self.pre.as_str() == "0"
     }
 
     /// The operator.
@@ -118,15 +110,27 @@ impl Comparator {
         self.op
     }
 
-    /// The version compared against, or `None` for `*`.
-    pub fn version(&self) -> Option<&Version> {
-        (self.op != Op::Any).then_some(&self.version)
+    /// The version compared against (without build metadata), or `None` for `*`.
+    pub fn version(&self) -> Option<Version> {
+        let [major, minor, patch] = self.nums;
+        (self.op != Op::Any).then(|| Version {
+            major,
+            minor,
+            patch,
+            pre: self.pre.clone(),
+            build: BuildMetadata::EMPTY,
+        })
     }
 
     /// Does `version` satisfy this comparison (build metadata ignored, no prerelease rule)?
     #[inline]
     pub fn matches(&self, version: &Version) -> bool {
-        let ord = compare_versions(version, &self.version);
+        let ord = compare_parts(
+            [version.major, version.minor, version.patch],
+            &version.pre,
+            self.nums,
+            &self.pre,
+        );
         match self.op {
             Op::Any => true,
             Op::Exact => ord == Ordering::Equal,
@@ -143,17 +147,13 @@ impl fmt::Display for Comparator {
         if self.op == Op::Any {
             return f.write_str("*");
         }
-        f.write_str(self.op.as_str())?;
-        fmt_version(&self.version, f)
+        let [major, minor, patch] = self.nums;
+        write!(f, "{}{major}.{minor}.{patch}", self.op.as_str())?;
+        if !self.pre.is_empty() {
+            write!(f, "-{}", self.pre)?;
+        }
+        Ok(())
     }
-}
-
-fn fmt_version(v: &Version, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    write!(f, "{}.{}.{}", v.major, v.minor, v.patch)?;
-    if !v.pre.is_empty() {
-        write!(f, "-{}", v.pre)?;
-    }
-    Ok(())
 }
 
 /// The inclusive interval of release keys that satisfy every comparator of `set` (`lo > hi`

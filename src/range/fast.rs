@@ -27,7 +27,7 @@ use super::parse::{finish_alternative, simplify_union};
 use super::scan::is_strict_prerelease;
 use super::small::Comparators;
 use super::version::ZERO_PRERELEASE;
-use semver::{BuildMetadata, Prerelease, Version};
+use semver::Prerelease;
 
 /// At most this many digits per number: `10^15 - 1` and its successor stay below
 /// `Number.MAX_SAFE_INTEGER`, so no number needs the general path's range checks.
@@ -368,7 +368,7 @@ impl Build {
 
     /// `op nums-pre`.
     fn full(&self, op: Op, nums: [u64; 3], pre: Prerelease) -> Comparator {
-        Comparator::new(op, version(nums, pre))
+        Comparator::new(op, nums, pre)
     }
 
     /// `>=nums-pre` (`text` is `pre` as written), or `None` for npm's `>=0.0.0` (`>=0.0.0-0`
@@ -379,7 +379,7 @@ impl Build {
 
     /// `<nums-0`: below every prerelease of `nums`.
     fn below(&self, nums: [u64; 3]) -> Comparator {
-        Comparator::new(Op::Less, version(nums, ZERO_PRERELEASE.clone()))
+        Comparator::new(Op::Less, nums, ZERO_PRERELEASE.clone())
     }
 
     /// Pushes `>=nums-pre <upper-0`, the two bounds of one word. A lower bound npm reads as
@@ -397,16 +397,6 @@ impl Build {
             out.push(lower);
         }
         out.push(self.below(upper));
-    }
-}
-
-fn version([major, minor, patch]: [u64; 3], pre: Prerelease) -> Version {
-    Version {
-        major,
-        minor,
-        patch,
-        pre,
-        build: BuildMetadata::EMPTY,
     }
 }
 

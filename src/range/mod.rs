@@ -410,9 +410,8 @@ impl Range {
         // npm's prerelease rule: some comparator must carry a prerelease on the same tuple.
         set.iter().any(|c| {
             c.op != Op::Any
-                && !c.version.pre.is_empty()
-                && (c.version.major, c.version.minor, c.version.patch)
-                    == (version.major, version.minor, version.patch)
+                && !c.pre.is_empty()
+                && c.nums == [version.major, version.minor, version.patch]
         })
     }
 

@@ -14,7 +14,7 @@ use super::limits::{MAX_SAFE_INTEGER, MAX_VERSION_LENGTH};
 use super::scan::{self, XRange, is_js_space};
 use super::small::Comparators;
 use super::version::ZERO_PRERELEASE;
-use semver::{BuildMetadata, Prerelease, Version};
+use semver::Prerelease;
 use std::borrow::Cow;
 
 /// The length in bytes of `input` trimmed and with every run of JavaScript whitespace
@@ -181,16 +181,7 @@ impl Ctx {
                     RangeError::new(RangeErrorKind::InvalidComparator, 0, text(context))
                 })?,
         };
-        Ok(Comparator::new(
-            p.op,
-            Version {
-                major: p.nums[0],
-                minor: p.nums[1],
-                patch: p.nums[2],
-                pre,
-                build: BuildMetadata::EMPTY,
-            },
-        ))
+        Ok(Comparator::new(p.op, p.nums, pre))
     }
 
     /// Pushes the comparator of a desugared piece. npm's `replaceGTE0` turns the exact text

@@ -116,7 +116,7 @@ mod tests {
 
     #[test]
     fn grows_past_inline_and_truncates() {
-        let c = |patch| Comparator::new(Op::GreaterEq, semver::Version::new(1, 2, patch));
+        let c = |patch| Comparator::new(Op::GreaterEq, [1, 2, patch], semver::Prerelease::EMPTY);
         let mut list = Comparators::new();
         for patch in 0..5 {
             list.push(c(patch));

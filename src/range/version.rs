@@ -29,11 +29,26 @@ pub(super) static ZERO_PRERELEASE: std::sync::LazyLock<Prerelease> =
 /// ```
 #[inline]
 pub fn compare_versions(a: &Version, b: &Version) -> Ordering {
-    (a.major, a.minor, a.patch)
-        .cmp(&(b.major, b.minor, b.patch))
-        .then_with(|| match (a.pre.is_empty(), b.pre.is_empty()) {
+    compare_parts(
+        [a.major, a.minor, a.patch],
+        &a.pre,
+        [b.major, b.minor, b.patch],
+        &b.pre,
+    )
+}
+
+/// [`compare_versions`] on versions given as `major.minor.patch` and prerelease.
+#[inline]
+pub(super) fn compare_parts(
+    a: [u64; 3],
+    a_pre: &Prerelease,
+    b: [u64; 3],
+    b_pre: &Prerelease,
+) -> Ordering {
+    a.cmp(&b)
+        .then_with(|| match (a_pre.is_empty(), b_pre.is_empty()) {
             (true, true) => Ordering::Equal,
-            _ => a.pre.cmp(&b.pre),
+            _ => a_pre.cmp(b_pre),
         })
 }
 
@@ -42,11 +57,17 @@ const PACK_LIMIT: u64 = 1 << 20;
 
 #[inline]
 pub(super) fn pack(v: &Version, release: bool) -> Option<u64> {
+    pack_parts([v.major, v.minor, v.patch], release)
+}
+
+/// [`pack`] of `major.minor.patch`.
+#[inline]
+pub(super) fn pack_parts([major, minor, patch]: [u64; 3], release: bool) -> Option<u64> {
     // One test for all three: PACK_LIMIT is a power of two.
-    if (v.major | v.minor | v.patch) >= PACK_LIMIT {
+    if (major | minor | patch) >= PACK_LIMIT {
         return None;
     }
-    Some((v.major << 41) | (v.minor << 21) | (v.patch << 1) | u64::from(release))
+    Some((major << 41) | (minor << 21) | (patch << 1) | u64::from(release))
 }
 
 /// A bit chosen by the `major.minor.patch` part of a packed key (a one-word Bloom filter):
