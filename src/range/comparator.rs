@@ -178,3 +178,41 @@ pub(super) fn release_interval(set: &[Comparator]) -> (u64, u64) {
     }
     (lo, hi)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::range::{Range, parse_version};
+
+    fn comparators(range: &str) -> Vec<Comparator> {
+        let range = Range::parse(range).unwrap();
+        range.alternatives().flatten().cloned().collect()
+    }
+
+    #[test]
+    fn keeps_the_version_without_build_metadata() {
+        let [lower, upper] = <[Comparator; 2]>::try_from(comparators("^1.2.3-rc.1")).unwrap();
+        assert_eq!(lower.op(), Op::GreaterEq);
+        assert_eq!(lower.version(), parse_version("1.2.3-rc.1"));
+        assert_eq!(lower.to_string(), ">=1.2.3-rc.1");
+        assert_eq!(upper.op(), Op::Less);
+        assert_eq!(upper.version(), parse_version("2.0.0-0"));
+        assert_eq!(upper.to_string(), "<2.0.0-0");
+        let [any] = <[Comparator; 1]>::try_from(comparators("*")).unwrap();
+        assert_eq!((any.op(), any.version()), (Op::Any, None));
+        assert_eq!(any.to_string(), "*");
+    }
+
+    #[test]
+    fn compares_by_precedence_ignoring_build_metadata() {
+        let [exact] = <[Comparator; 1]>::try_from(comparators("1.2.3")).unwrap();
+        assert!(exact.matches(&parse_version("1.2.3+build.7").unwrap()));
+        assert!(!exact.matches(&parse_version("1.2.3-rc.1").unwrap()));
+        let [lower, _] = <[Comparator; 2]>::try_from(comparators("^1.2.3-rc.1")).unwrap();
+        assert!(lower.matches(&parse_version("1.2.3-rc.2").unwrap()));
+        assert!(lower.matches(&parse_version("1.2.3").unwrap()));
+        assert!(!lower.matches(&parse_version("1.2.3-beta").unwrap()));
+        assert!(Comparator::null_set().is_null_set());
+        assert!(!exact.is_null_set());
+    }
+}

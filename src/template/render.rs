@@ -913,3 +913,20 @@ fn apply_op(op: Op, l: &Val<'_>, r: &Val<'_>) -> bool {
         Op::Not => !r.truthy(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_joined;
+
+    #[test]
+    fn a_fingerprint_is_matched_part_by_part() {
+        assert!(is_joined("cycle:a:b", &["cycle:", "a", ":", "b"]));
+        // LiquidJS keys by the joined text, so different parts with the same join match
+        assert!(is_joined("cycle:a:b:c", &["cycle:", "a:b", ":", "c"]));
+        assert!(is_joined("cycle:a:b:c", &["cycle:", "a", ":", "b:c"]));
+        assert!(!is_joined("cycle:a:b", &["cycle:", "a", ":", "bc"]));
+        assert!(!is_joined("cycle:a:bc", &["cycle:", "a", ":", "b"]));
+        assert!(is_joined("", &[]));
+        assert!(!is_joined("x", &[]));
+    }
+}
