@@ -291,3 +291,32 @@ fn date_format_widths_are_capped() {
         .expect("parses");
     assert_eq!(t.render(&json!({})).expect("renders"), "00030|11");
 }
+
+#[test]
+fn thousands_of_distinct_cycle_groups_render_in_linear_time() {
+    // Each tag is its own group (its candidates' text differs), as many as fit in the cap,
+    // rendered five times over: a render that searched its groups one by one would take
+    // seconds. (From 1: a cycle writes its value only when JavaScript-truthy, and 0 is not.)
+    let (head, tail) = ("{% for n in (1..5) %}", "{% endfor %}");
+    let mut tags = String::new();
+    let mut once = String::new();
+    for i in 1.. {
+        let tag = format!("{{%cycle {i}%}}");
+        if head.len() + tags.len() + tag.len() + tail.len()
+            > runstart::template::MAX_TEMPLATE_LENGTH
+        {
+            break;
+        }
+        tags.push_str(&tag);
+        once.push_str(&i.to_string());
+    }
+    let source = format!("{head}{tags}{tail}");
+    let template = runstart::template::CompiledTemplate::parse(&source).expect("parses");
+    let start = ThreadTime::now();
+    let out = template.render(&json!({})).expect("renders");
+    assert_quick(
+        "about 20,000 distinct cycle groups, five times",
+        start.elapsed(),
+    );
+    assert_eq!(out, once.repeat(5));
+}

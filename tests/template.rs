@@ -991,3 +991,19 @@ fn cycle_candidates_are_filtered_values_keyed_by_their_text() {
         assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
     }
 }
+
+/// Past the first sixteen cycle groups of a render, the rest are kept by fingerprint in a map:
+/// positions carry on the same way for all forty.
+#[test]
+fn many_cycle_groups_keep_their_positions() {
+    let tags: String = (0..40)
+        .map(|i| format!("{{% cycle 'x{i}', 'y{i}' %}}"))
+        .collect();
+    let src = format!("{{% for n in (1..3) %}}{tags}|{{% endfor %}}");
+    let row = |c: char| -> String { (0..40).map(|i| format!("{c}{i}")).collect() };
+    let want = format!("{}|{}|{}|", row('x'), row('y'), row('x'));
+    let got = CompiledTemplate::parse(&src)
+        .expect("parses")
+        .render(&json!({}));
+    assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want.as_str()));
+}

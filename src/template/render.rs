@@ -44,6 +44,9 @@ static EMPTY_OBJECT: std::sync::LazyLock<Value> =
 /// Largest range `(a..b)` a template may build; LiquidJS has no cap but would exhaust memory.
 const MAX_RANGE: f64 = 1_000_000.0;
 
+/// How many cycle groups a render keeps in a list before it keys the rest by fingerprint.
+const LISTED_CYCLES: usize = 16;
+
 /// Most steps one render may take: each loop iteration, and each filter or operator call plus
 /// the size of its input (array items, string bytes / 64). Nested loops over large ranges
 /// would otherwise run for hours; real prompts take a few thousand steps.
@@ -89,9 +92,13 @@ pub(crate) struct Renderer<'a> {
     scopes: SmallVec<[Scope<'a>; 3]>,
     brk: bool,
     cont: bool,
-    /// Each cycle group's fingerprint and next position. A render has a few groups at most,
-    /// so a list searched without building the fingerprint beats a map keyed by it.
+    /// The first [`LISTED_CYCLES`] cycle groups' fingerprints and next positions. A render
+    /// has a few groups at most, so a short list searched without building the fingerprint
+    /// beats a map keyed by it.
     cycles: Vec<(String, usize)>,
+    /// The groups past those, by fingerprint, so that a template with thousands of distinct
+    /// `cycle` tags stays linear.
+    more_cycles: RenderMap<String, usize>,
     /// Where each `for` (by variable and collection text) stopped, for `offset: continue`.
     continues: RenderMap<(&'a str, &'a str), f64>,
     /// Whether loops record where they stopped: only a template whose loops read
@@ -112,6 +119,7 @@ impl<'a> Renderer<'a> {
             brk: false,
             cont: false,
             cycles: Vec::new(),
+            more_cycles: RenderMap::default(),
             continues: RenderMap::default(),
             track_continue,
             steps: 0,
@@ -299,15 +307,7 @@ impl<'a> Renderer<'a> {
         };
         // LiquidJS's fingerprint, text and all: two groups whose texts join to the same
         // fingerprint share a position there too.
-        let parts = ["cycle:", &group, ":", key];
-        let at = match self.cycles.iter().position(|(f, _)| is_joined(f, &parts)) {
-            Some(at) => at,
-            None => {
-                self.cycles.push((parts.concat(), 0));
-                self.cycles.len() - 1
-            }
-        };
-        let position = &mut self.cycles[at].1;
+        let position = self.cycle_position(["cycle:", &group, ":", key]);
         let idx = *position;
         *position = (idx + 1) % candidates.len().max(1);
         if let Some(c) = candidates.get(idx) {
@@ -319,6 +319,20 @@ impl<'a> Renderer<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The next position of the cycle group whose fingerprint is `parts` joined (0 for a
+    /// group not seen before).
+    fn cycle_position(&mut self, parts: [&str; 4]) -> &mut usize {
+        match self.cycles.iter().position(|(f, _)| is_joined(f, &parts)) {
+            Some(at) => &mut self.cycles[at].1,
+            None if self.cycles.len() < LISTED_CYCLES => {
+                self.cycles.push((parts.concat(), 0));
+                let last = self.cycles.len() - 1;
+                &mut self.cycles[last].1
+            }
+            None => self.more_cycles.entry(parts.concat()).or_insert(0),
+        }
     }
 
     /// A partial tag: everything LiquidJS evaluates before it looks the file up (the name,
