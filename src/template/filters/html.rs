@@ -11,7 +11,8 @@ family! {
         Filter::StripHtml => Val::string(strip_html(&stringify(&input))),
         Filter::Base64Encode => {
             use base64::Engine as _;
-            Val::string(base64::engine::general_purpose::STANDARD.encode(stringify(&input).as_bytes()))
+            let text = stringify(&input);
+            Val::string(base64::engine::general_purpose::STANDARD.encode(text.as_bytes()))
         }
         Filter::Base64Decode => match base64_decode(&stringify(&input)) {
             Some(text) => Val::string(text),
