@@ -1007,3 +1007,43 @@ fn many_cycle_groups_keep_their_positions() {
         .render(&json!({}));
     assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want.as_str()));
 }
+
+/// The literal `nil` is LiquidJS's NullDrop, an object, so a filter that tests an argument's
+/// JavaScript truthiness takes it as given: `strip: nil` strips the characters of `""`
+/// (none), `sort: nil` sorts by the property `""`. LiquidJS 10.30.1's answers; found by a
+/// differential review.
+#[test]
+fn a_nil_argument_is_a_present_object_as_in_liquidjs() {
+    let context = json!({"orders": [{"id": 2}, {"id": 1}]});
+    let cases: &[(&str, &str)] = &[
+        (
+            "{{ '  a b  ' | strip: nil }}|{{ '  a b  ' | lstrip: nil }}|{{ '  a b  ' | rstrip: nil }}",
+            "  a b  |  a b  |  a b  ",
+        ),
+        ("{{ '  a b  ' | strip: null }}", "  a b  "),
+        ("{{ '  a b  ' | strip }}", "a b"),
+        (
+            "{% assign a = 'c,a,b' | split: ',' %}{{ a | sort: nil | join: '-' }}",
+            "c-a-b",
+        ),
+        (
+            "{% assign a = 'c,a,b' | split: ',' %}{{ a | sort | join: '-' }}",
+            "a-b-c",
+        ),
+        (
+            "{{ 'Hello World' | slugify: 'pretty', nil }}",
+            "Hello-World",
+        ),
+        ("{{ (1..3) | find_exp: 'x', 'nil' }}", "1"),
+        ("{{ (1..3) | find_index_exp: 'x', 'nil' }}", "0"),
+        ("{{ (1..3) | has_exp: 'x', 'nil' }}", "true"),
+        ("{{ false | default: 'x', allow_false: nil }}", "false"),
+        ("{% cycle nil, 'b' %}{% cycle nil, 'b' %}", "b"),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&context);
+        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
+    }
+}

@@ -110,7 +110,8 @@ impl<'a> Val<'a> {
     /// JavaScript truthiness (`!!x`).
     pub(crate) fn truthy_js(&self) -> bool {
         match self {
-            Val::Undef | Val::Nil | Val::NilDrop | Val::Bool(false) => false,
+            // The literal `nil` is LiquidJS's NullDrop, an object: truthy in JavaScript.
+            Val::Undef | Val::Nil | Val::Bool(false) => false,
             Val::Num(n) => *n != 0.0 && !n.is_nan(),
             Val::S(s) => !s.is_empty(),
             Val::Str(s) => !s.is_empty(),
