@@ -1047,3 +1047,22 @@ fn a_nil_argument_is_a_present_object_as_in_liquidjs() {
         assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
     }
 }
+
+/// strftime's week numbers: the days before the year's first Sunday (`%U`) or Monday (`%W`)
+/// are week 00. LiquidJS 10.30.1's answers (in UTC), which 796 random dates also match.
+#[test]
+fn week_numbers_count_from_the_first_sunday_or_monday() {
+    let cases: &[(&str, &str)] = &[
+        ("{{ 1700000000 | date: '%U %W' }}", "46 46"),
+        ("{{ '2023-01-01T12:00:00Z' | date: '%U %W' }}", "01 00"),
+        ("{{ '2024-01-01T12:00:00Z' | date: '%U %W' }}", "00 01"),
+        ("{{ '2022-01-01T12:00:00Z' | date: '%U %W' }}", "00 00"),
+        ("{{ '2026-12-31T12:00:00Z' | date: '%U %W' }}", "52 52"),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&json!({}));
+        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
+    }
+}

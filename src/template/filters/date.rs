@@ -431,8 +431,6 @@ struct Fields<'n> {
     wday: i64,
     /// 1 is January 1st.
     yday: i64,
-    /// The weekday of January 1st.
-    jan1: i64,
     h12: i64,
     month: &'static str,
     day: &'static str,
@@ -470,7 +468,6 @@ impl<'n> Fields<'n> {
             milli: in_day % 1000,
             wday,
             yday: days - days_from_civil(y, 1, 1) + 1,
-            jan1: (days_from_civil(y, 1, 1) + 4).rem_euclid(7),
             h12: if hh % 12 == 0 { 12 } else { hh % 12 },
             month: MONTHS[usize::try_from(m - 1).unwrap_or(0) % 12],
             day: DAYS[usize::try_from(wday).unwrap_or(0) % 7],
@@ -478,9 +475,11 @@ impl<'n> Fields<'n> {
         }
     }
 
-    /// The week of the year, weeks starting on Sunday (`start` 0) or Monday (1).
+    /// The week of the year, weeks starting on Sunday (`start` 0) or Monday (1): the days
+    /// before the year's first such day are week 0 (strftime's `%U` and `%W`).
     fn week(&self, start: i64) -> i64 {
-        ((self.yday + (start - self.wday)) - (7 - self.jan1 + start)).div_euclid(7) + 1
+        let since_start = (self.wday - start).rem_euclid(7);
+        (self.yday - 1 - since_start + 7).div_euclid(7)
     }
 
     /// The text of conversion `conv` before padding and case flags; `None` for a conversion
