@@ -1066,3 +1066,35 @@ fn week_numbers_count_from_the_first_sunday_or_monday() {
         assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
     }
 }
+
+/// `json`'s argument is `JSON.stringify`'s `space`: a number indents by that many spaces (at
+/// most 10), a string by itself (its first 10 UTF-16 units), anything else not at all; a
+/// loop drop indents too. LiquidJS 10.30.1's answers.
+#[test]
+fn json_indents_as_json_stringify_does() {
+    let context = json!({"tags": ["a", "b"], "name": "Ada"});
+    let cases: &[(&str, &str)] = &[
+        ("{{ tags | json: 2 }}", "[\n  \"a\",\n  \"b\"\n]"),
+        ("{{ tags | json: 2.7 }}", "[\n  \"a\",\n  \"b\"\n]"),
+        ("{{ tags | json: '2' }}", "[\n2\"a\",\n2\"b\"\n]"),
+        ("{{ tags | json: name }}", "[\nAda\"a\",\nAda\"b\"\n]"),
+        (
+            "{{ tags | json: '0123456789XYZ' }}",
+            "[\n0123456789\"a\",\n0123456789\"b\"\n]",
+        ),
+        (
+            "{{ tags | json: true }}|{{ tags | json: nil }}|{{ tags | json: -1 }}",
+            "[\"a\",\"b\"]|[\"a\",\"b\"]|[\"a\",\"b\"]",
+        ),
+        (
+            "{% for x in (1..1) %}{{ forloop | json: 1 }}{% endfor %}",
+            "{\n \"i\": 0,\n \"length\": 1,\n \"name\": \"x-(1..1)\"\n}",
+        ),
+    ];
+    for &(src, want) in cases {
+        let got = CompiledTemplate::parse(src)
+            .expect("parses")
+            .render(&context);
+        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
+    }
+}

@@ -395,7 +395,7 @@ pub(crate) fn stringify<'v>(v: &'v Val<'_>) -> Cow<'v, str> {
         Val::S(s) => Cow::Borrowed(s),
         Val::Str(s) => Cow::Borrowed(s),
         // a loop drop's `valueOf` is its JSON
-        Val::Loop(_) => Cow::Owned(json_stringify(v, 0.0).unwrap_or_default()),
+        Val::Loop(_) => Cow::Owned(json_stringify(v, &Val::Undef).unwrap_or_default()),
         _ if v.is_array() => Cow::Owned(
             v.items()
                 .unwrap_or_default()
@@ -520,29 +520,46 @@ fn js_compare(
 }
 
 /// `JSON.stringify(v, undefined, space)`; `None` for undefined.
-pub(crate) fn json_stringify(v: &Val<'_>, space: f64) -> Option<String> {
-    let indent = if space.is_nan() || space < 1.0 {
-        0
-    } else {
-        space.min(10.0) as usize
-    };
+pub(crate) fn json_stringify(v: &Val<'_>, space: &Val<'_>) -> Option<String> {
+    let gap = json_gap(space);
     let mut out = String::new();
-    if !write_json(&mut out, v, indent, 0) {
+    if !write_json(&mut out, v, &gap, 0) {
         return None;
     }
     Some(out)
 }
 
-fn newline(out: &mut String, indent: usize, level: usize) {
-    if indent > 0 {
+/// `JSON.stringify`'s indent for its `space` argument: a number gives that many spaces (at
+/// most 10), a string its first 10 UTF-16 units; anything else, none.
+fn json_gap(space: &Val<'_>) -> String {
+    match space {
+        Val::Num(n) if *n >= 1.0 => " ".repeat(n.min(10.0) as usize),
+        Val::S(_) | Val::Str(_) => {
+            let mut units = 0;
+            space
+                .as_str()
+                .unwrap_or("")
+                .chars()
+                .take_while(|c| {
+                    units += c.len_utf16();
+                    units <= 10
+                })
+                .collect()
+        }
+        _ => String::new(),
+    }
+}
+
+fn newline(out: &mut String, gap: &str, level: usize) {
+    if !gap.is_empty() {
         out.push('\n');
-        for _ in 0..indent * level {
-            out.push(' ');
+        for _ in 0..level {
+            out.push_str(gap);
         }
     }
 }
 
-fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> bool {
+fn write_json(out: &mut String, v: &Val<'_>, gap: &str, level: usize) -> bool {
     match v {
         Val::Undef => return false,
         Val::Nil => out.push_str("null"),
@@ -571,15 +588,15 @@ fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> boo
                     out.push(',');
                 }
                 first = false;
-                newline(out, indent, level + 1);
+                newline(out, gap, level + 1);
                 out.push_str(&serde_json::to_string(k).unwrap_or_default());
                 out.push(':');
-                if indent > 0 {
+                if !gap.is_empty() {
                     out.push(' ');
                 }
-                write_json(out, &Val::from_json(x), indent, level + 1);
+                write_json(out, &Val::from_json(x), gap, level + 1);
             }
-            newline(out, indent, level);
+            newline(out, gap, level);
             out.push('}');
         }
         Val::Empty | Val::Blank => out.push_str("{}"),
@@ -587,34 +604,46 @@ fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> boo
             out.push('{');
             // an `undefined` name is left out, as JSON.stringify does
             if !matches!(g.0, Val::Undef) {
-                newline(out, indent, level + 1);
+                newline(out, gap, level + 1);
                 out.push_str("\"name\":");
-                if indent > 0 {
+                if !gap.is_empty() {
                     out.push(' ');
                 }
-                write_json(out, &g.0, indent, level + 1);
+                write_json(out, &g.0, gap, level + 1);
                 out.push(',');
             }
-            newline(out, indent, level + 1);
+            newline(out, gap, level + 1);
             out.push_str("\"items\":");
-            if indent > 0 {
+            if !gap.is_empty() {
                 out.push(' ');
             }
-            write_json(out, &Val::Arr(Rc::new(g.1.clone())), indent, level + 1);
-            newline(out, indent, level);
+            write_json(out, &Val::Arr(Rc::new(g.1.clone())), gap, level + 1);
+            newline(out, gap, level);
             out.push('}');
         }
         Val::Loop(l) => {
             // the drop's own fields, in construction order
-            out.push_str(&format!(
-                "{{\"i\":{},\"length\":{},\"name\":{}",
-                l.index0,
-                l.length,
-                serde_json::to_string(&l.name()).unwrap_or_default()
-            ));
-            if l.cols > 0 {
-                out.push_str(&format!(",\"cols\":{}", l.cols));
+            let fields = [
+                ("i", l.index0.to_string()),
+                ("length", l.length.to_string()),
+                ("name", serde_json::to_string(&l.name()).unwrap_or_default()),
+                ("cols", l.cols.to_string()),
+            ];
+            // only a `tablerow` drop has `cols`
+            let count = if l.cols > 0 { 4 } else { 3 };
+            out.push('{');
+            for (at, (k, x)) in fields.iter().take(count).enumerate() {
+                if at > 0 {
+                    out.push(',');
+                }
+                newline(out, gap, level + 1);
+                out.push_str(&format!("\"{k}\":"));
+                if !gap.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(x);
             }
+            newline(out, gap, level);
             out.push('}');
         }
         _ => {
@@ -628,12 +657,12 @@ fn write_json(out: &mut String, v: &Val<'_>, indent: usize, level: usize) -> boo
                 if i > 0 {
                     out.push(',');
                 }
-                newline(out, indent, level + 1);
-                if !write_json(out, x, indent, level + 1) {
+                newline(out, gap, level + 1);
+                if !write_json(out, x, gap, level + 1) {
                     out.push_str("null");
                 }
             }
-            newline(out, indent, level);
+            newline(out, gap, level);
             out.push(']');
         }
     }

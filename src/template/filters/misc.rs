@@ -2,7 +2,7 @@
 
 use super::common::{FResult, FilterError, arg, family};
 use super::names::Filter;
-use crate::template::value::{Val, json_stringify, to_number};
+use crate::template::value::{Val, json_stringify};
 
 family! {
     /// Defaults, JSON and dates.
@@ -34,11 +34,7 @@ family! {
             }
         }
         Filter::Json | Filter::Jsonify | Filter::Inspect => {
-            let space = match arg(args, 0) {
-                Some(v) => to_number(v),
-                None => 0.0,
-            };
-            match json_stringify(&input, space) {
+            match json_stringify(&input, arg(args, 0).unwrap_or(&Val::Undef)) {
                 Some(s) => Val::string(s),
                 None => Val::Undef,
             }
