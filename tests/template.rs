@@ -20,6 +20,25 @@ fn ctx() -> Value {
     })
 }
 
+/// Renders each case's template against `context` and checks what it gives: the output, or
+/// the error message without its position.
+#[track_caller]
+fn assert_renders(context: &Value, cases: &[(&str, Result<&str, &str>)]) {
+    for &(src, want) in cases {
+        let got = parse(src).render(context);
+        assert_eq!(got.as_deref().map_err(|e| e.message()), want, "{src}");
+    }
+}
+
+/// [`assert_renders`] for cases that all render.
+#[track_caller]
+fn assert_outputs(context: &Value, cases: &[(&str, &str)]) {
+    for &(src, want) in cases {
+        let got = parse(src).render(context);
+        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
+    }
+}
+
 #[track_caller]
 fn renders(t: &str, expected: &str) {
     assert_eq!(parse(t).render(&ctx()).expect("renders"), expected, "{t}");
@@ -604,11 +623,7 @@ fn property_filters_read_size_from_the_globals() {
             Ok("[{\"a\":1},{\"b\":2,\"size\":0},{\"a\":[1,2,3]}]"),
         ),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src).expect("parses").render(&ctx);
-        let got = got.as_deref().map_err(|e| e.message());
-        assert_eq!(got, want, "{src}");
-    }
+    assert_renders(&ctx, cases);
 }
 
 /// The literals `nil`, `empty` and `blank` are LiquidJS drops, which `JSON.stringify` writes
@@ -630,10 +645,7 @@ fn literal_drops_serialize_as_empty_objects() {
         ("{{ empty | json }}", "{}"),
         ("{{ blank | json }}", "{}"),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src).expect("parses").render(&ctx);
-        assert_eq!(got.as_deref(), Ok(want), "{src}");
-    }
+    assert_outputs(&ctx, cases);
 }
 
 /// LiquidJS 10.30.1's math filters: `toNumber` (`+v || 0`) on the input and on each argument
@@ -671,13 +683,7 @@ fn math_filters_convert_arguments_as_liquidjs() {
         ("{{ 1.5 | round: 'x' }}", Ok("2")),
         ("{{ 4.4 | round: 0.5 }}", Ok("4.4")),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&json!({}));
-        let got = got.as_deref().map_err(|e| e.message());
-        assert_eq!(got, want, "{src}");
-    }
+    assert_renders(&json!({}), cases);
 }
 
 /// LiquidJS 10.30.1's string filters read their patterns with `stringify`: absent and `nil`
@@ -698,12 +704,7 @@ fn string_filter_patterns_are_stringified() {
         ("{{ 'xnullx' | remove_first: null }}", "xnullx"),
         ("{{ 'hello' | replace: 'l' }}", "heo"),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&json!({}));
-        assert_eq!(got.as_deref(), Ok(want), "{src}");
-    }
+    assert_outputs(&json!({}), cases);
 }
 
 /// `truncatewords` compares its count as JavaScript does: a count that is not a number
@@ -748,13 +749,7 @@ fn first_and_last_of_an_empty_string_are_defined() {
             Ok("[z]"),
         ),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&json!({"x": []}));
-        let got = got.as_deref().map_err(|e| e.message());
-        assert_eq!(got, want, "{src}");
-    }
+    assert_renders(&json!({"x": []}), cases);
 }
 
 /// `slice` and `truncate` count a string in code points, as LiquidJS 10.30.1 does (a
@@ -794,12 +789,7 @@ fn slice_and_truncate_count_code_points() {
         ("{{ s | slice: 'x', 'y' }}", ""),
         ("{{ arr | slice: 2, 'q' | size }}", "0"),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&context);
-        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
-    }
+    assert_outputs(&context, cases);
 }
 
 /// A filter that reads its input as an array takes `blank` and `empty` as their value, `''`,
@@ -840,12 +830,7 @@ fn literal_drops_are_empty_strings_as_array_items() {
         ("{{ blank | size }}", Ok("0")),
         ("{{ blank | last | json }}", Ok("\"\"")),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&context);
-        assert_eq!(got.as_deref().map_err(|e| e.message()), want, "{src}");
-    }
+    assert_renders(&context, cases);
 }
 
 /// Non-ASCII text as LiquidJS 10.30.1 treats it: U+0085 is not white space (`strip`,
@@ -891,12 +876,7 @@ fn non_ascii_text_as_liquidjs_treats_it() {
         ("{% for i in (1..u) %}{{i}}{% endfor %}", Ok("")),
         ("{{ '%E0%A4%A' | url_decode }}", Err("URI malformed")),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&context);
-        assert_eq!(got.as_deref().map_err(|e| e.message()), want, "{src}");
-    }
+    assert_renders(&context, cases);
 }
 
 /// `remove: ''` and `replace: '', ''` give the string back whole, characters outside the BMP
@@ -914,12 +894,7 @@ fn an_empty_pattern_splits_and_joins_utf16_units() {
         ("{{ '' | replace: '', '-' }}|", "|"),
         ("{{ e | replace: '', '-' }}", "\u{fffd}-\u{fffd}-a"),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&context);
-        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
-    }
+    assert_outputs(&context, cases);
 }
 
 /// LiquidJS 10.30.1 ends a filter chain at `)` or `,` and reads no further, so a stray comma
@@ -984,12 +959,7 @@ fn cycle_candidates_are_filtered_values_keyed_by_their_text() {
         ),
         ("{% cycle 'a' , 'b' %}{% cycle 'a','b' %}", "aa"),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&context);
-        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
-    }
+    assert_outputs(&context, cases);
 }
 
 /// Past the first sixteen cycle groups of a render, the rest are kept by fingerprint in a map:
@@ -1040,12 +1010,7 @@ fn a_nil_argument_is_a_present_object_as_in_liquidjs() {
         ("{{ false | default: 'x', allow_false: nil }}", "false"),
         ("{% cycle nil, 'b' %}{% cycle nil, 'b' %}", "b"),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&context);
-        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
-    }
+    assert_outputs(&context, cases);
 }
 
 /// strftime's week numbers: the days before the year's first Sunday (`%U`) or Monday (`%W`)
@@ -1059,12 +1024,7 @@ fn week_numbers_count_from_the_first_sunday_or_monday() {
         ("{{ '2022-01-01T12:00:00Z' | date: '%U %W' }}", "00 00"),
         ("{{ '2026-12-31T12:00:00Z' | date: '%U %W' }}", "52 52"),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&json!({}));
-        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
-    }
+    assert_outputs(&json!({}), cases);
 }
 
 /// `json`'s argument is `JSON.stringify`'s `space`: a number indents by that many spaces (at
@@ -1091,10 +1051,5 @@ fn json_indents_as_json_stringify_does() {
             "{\n \"i\": 0,\n \"length\": 1,\n \"name\": \"x-(1..1)\"\n}",
         ),
     ];
-    for &(src, want) in cases {
-        let got = CompiledTemplate::parse(src)
-            .expect("parses")
-            .render(&context);
-        assert_eq!(got.as_deref().map_err(|e| e.message()), Ok(want), "{src}");
-    }
+    assert_outputs(&context, cases);
 }
