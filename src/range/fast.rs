@@ -82,21 +82,25 @@ struct Written<'a> {
 /// The comparators of `input` and the end of each alternative but the last, as
 /// [`super::parse::parse_general`] gives them, when `input` is in this module's grammar (see
 /// the [module docs](self)); else `None`.
+///
+/// One forward pass: each word is read where it starts and ends where its version does, so
+/// no byte is looked at twice (no split into alternatives, then words, then parts).
 pub(super) fn parse(input: &str, include_prerelease: bool) -> Option<(Comparators, Vec<u32>)> {
-    let bytes = input.as_bytes();
-    if bytes.len() > MAX_LEN {
+    let s = input.as_bytes();
+    if s.len() > MAX_LEN {
         return None;
     }
     let build = Build { include_prerelease };
     let mut out = Comparators::new();
     let mut ends = Vec::new();
-    let mut rest = bytes;
-    loop {
-        let (part, next) = split_alternatives(rest)?;
-        alternative(part, &build, &mut out)?;
-        let Some(next) = next else { break };
+    let mut at = alternative(input, 0, &build, &mut out)?;
+    // `alternative` stops at the end or at a `|`, which must begin a `||`.
+    while at < s.len() {
+        if s.get(at + 1) != Some(&b'|') {
+            return None;
+        }
         ends.push(u32::try_from(out.len()).unwrap_or(u32::MAX));
-        rest = next;
+        at = alternative(input, at + 2, &build, &mut out)?;
     }
     if !ends.is_empty() {
         simplify_union(&mut out, &mut ends);
@@ -104,63 +108,87 @@ pub(super) fn parse(input: &str, include_prerelease: bool) -> Option<(Comparator
     Some((out, ends))
 }
 
-/// The text before the first `||` and what follows it. A `|` that is not part of a `||` is
-/// in no valid range: `None`.
-fn split_alternatives(s: &[u8]) -> Option<(&[u8], Option<&[u8]>)> {
-    match s.iter().position(|&b| b == b'|') {
-        None => Some((s, None)),
-        Some(at) => (s.get(at + 1) == Some(&b'|')).then(|| (&s[..at], Some(&s[at + 2..]))),
+/// The first position at or after `at` that is not a space.
+fn skip_spaces(s: &[u8], mut at: usize) -> usize {
+    while s.get(at) == Some(&b' ') {
+        at += 1;
     }
+    at
 }
 
-/// Appends the comparators of one alternative (text between `||`, spaces not yet trimmed),
-/// deduplicated as npm does.
-fn alternative(part: &[u8], build: &Build, out: &mut Comparators) -> Option<()> {
-    let mut words = part.split(|&b| b == b' ').filter(|w| !w.is_empty());
-    let Some(mut word) = words.next() else {
+/// Does a word end at `at`: the end of the input, a space, or a `|`?
+fn word_ends(s: &[u8], at: usize) -> bool {
+    matches!(s.get(at), None | Some(b' ' | b'|'))
+}
+
+/// Does an alternative end at `at` (spaces already skipped): the end of the input or a `|`?
+fn alternative_ends(s: &[u8], at: usize) -> bool {
+    matches!(s.get(at), None | Some(b'|'))
+}
+
+/// Appends the comparators of the alternative starting at `at`, deduplicated as npm does, and
+/// returns where it ends: the end of `input` or a `|`.
+fn alternative(input: &str, at: usize, build: &Build, out: &mut Comparators) -> Option<usize> {
+    let s = input.as_bytes();
+    let mut at = skip_spaces(s, at);
+    if alternative_ends(s, at) {
         // An empty alternative is `*`.
         out.push(Comparator::ANY);
-        return Some(());
-    };
-    let mut next = words.next();
-    if next == Some(b"-".as_slice()) {
-        // npm reads a hyphen range only as the whole alternative; `1 - 2 3` is no range.
-        let to = words.next()?;
-        return match words.next() {
-            None => hyphen(word, to, build, out),
-            Some(_) => None,
-        };
+        return Some(at);
     }
     let start = out.len();
     let mut read = 0;
     loop {
-        let (lead, mut version) = lead(word);
-        if version.is_empty() {
+        let (lead, after_lead) = lead(s, at);
+        let mut version_at = after_lead;
+        if word_ends(s, version_at) {
             // An operator alone: npm removes the space after it. Not after a lone `=`, where
             // whether it does depends on the word before (`1.2.3-dev = 1` keeps it).
             if lead == Lead::Exact {
                 return None;
             }
-            version = next?;
-            next = words.next();
+            version_at = skip_spaces(s, version_at);
+            if alternative_ends(s, version_at) {
+                return None;
+            }
         }
-        comparator(lead, written(version)?, build, out);
+        let (version, end) = written(input, version_at)?;
+        let next = skip_spaces(s, end);
+        if read == 0 && s.get(next) == Some(&b'-') && word_ends(s, next + 1) {
+            // `A - B`, which npm reads only as the whole alternative (`1 - 2 3` is no range)
+            // and only between versions without an operator (`=1 - 2` takes the general path).
+            if after_lead != at {
+                return None;
+            }
+            let to_at = skip_spaces(s, next + 1);
+            if alternative_ends(s, to_at) {
+                return None;
+            }
+            let (to, to_end) = written(input, to_at)?;
+            let after = skip_spaces(s, to_end);
+            if !alternative_ends(s, after) {
+                return None;
+            }
+            hyphen(version, to, build, out);
+            return Some(after);
+        }
+        comparator(lead, version, build, out);
         read += 1;
-        let Some(following) = next else { break };
-        word = following;
-        next = words.next();
+        at = next;
+        if alternative_ends(s, at) {
+            break;
+        }
     }
     // One word's bounds need no dedupe (see `Build::between`); several words' may.
     if read > 1 && out.len() - start > 1 {
         finish_alternative(out, start);
     }
-    Some(())
+    Some(at)
 }
 
 /// Appends the comparators of the hyphen range `from - to`: a lower and an upper bound,
 /// either of which may be absent, and `*` for neither.
-fn hyphen(from: &[u8], to: &[u8], build: &Build, out: &mut Comparators) -> Option<()> {
-    let (from, to) = (written(from)?, written(to)?);
+fn hyphen(from: Written<'_>, to: Written<'_>, build: &Build, out: &mut Comparators) {
     let [major, minor, _] = from.nums;
     let lower = match from.count {
         0 => None,
@@ -193,7 +221,6 @@ fn hyphen(from: &[u8], to: &[u8], build: &Build, out: &mut Comparators) -> Optio
         (None, None) => out.push(Comparator::ANY),
         (lower, upper) => lower.into_iter().chain(upper).for_each(|c| out.push(c)),
     }
-    Some(())
 }
 
 /// Appends the comparators one word means (npm's desugaring, as in the [range docs](super)).
@@ -264,28 +291,29 @@ fn comparator(lead: Lead, w: Written<'_>, build: &Build, out: &mut Comparators) 
     }
 }
 
-/// The operator at the start of `word` and what follows it (`==` and other leads the general
-/// path must read leave a rest that [`written`] refuses).
-fn lead(word: &[u8]) -> (Lead, &[u8]) {
-    match word {
-        [b'^', rest @ ..] => (Lead::Caret, rest),
-        [b'~', b'>', rest @ ..] | [b'~', rest @ ..] => (Lead::Tilde, rest),
-        [b'>', b'=', rest @ ..] => (Lead::GreaterEq, rest),
-        [b'<', b'=', rest @ ..] => (Lead::LessEq, rest),
-        [b'>', rest @ ..] => (Lead::Greater, rest),
-        [b'<', rest @ ..] => (Lead::Less, rest),
-        [b'=', rest @ ..] => (Lead::Exact, rest),
-        _ => (Lead::Exact, word),
+/// The operator of the word at `at` and where what follows it starts (`==` and other leads
+/// the general path must read leave a rest that [`written`] refuses).
+fn lead(s: &[u8], at: usize) -> (Lead, usize) {
+    match s.get(at..).unwrap_or_default() {
+        [b'~', b'>', ..] => (Lead::Tilde, at + 2),
+        [b'>', b'=', ..] => (Lead::GreaterEq, at + 2),
+        [b'<', b'=', ..] => (Lead::LessEq, at + 2),
+        [b'^', ..] => (Lead::Caret, at + 1),
+        [b'~', ..] => (Lead::Tilde, at + 1),
+        [b'>', ..] => (Lead::Greater, at + 1),
+        [b'<', ..] => (Lead::Less, at + 1),
+        [b'=', ..] => (Lead::Exact, at + 1),
+        _ => (Lead::Exact, at),
     }
 }
 
-/// Reads all of `bytes` as `v?`, one to three dot-separated parts (numbers, then wildcards
-/// to the end: `1.x`, `1.2.*`, `*`) and, after three numbers, `-` and a strict prerelease.
-fn written(bytes: &[u8]) -> Option<Written<'_>> {
-    let (v, mut rest) = match bytes {
-        [b'v', rest @ ..] => (true, rest),
-        _ => (false, bytes),
-    };
+/// Reads, from `at` to the end of its word (see [`word_ends`]), `v?`, one to three
+/// dot-separated parts (numbers, then wildcards to the end: `1.x`, `1.2.*`, `*`) and, after
+/// three numbers, `-` and a strict prerelease. Returns it and where the word ends.
+fn written(input: &str, at: usize) -> Option<(Written<'_>, usize)> {
+    let s = input.as_bytes();
+    let v = s.get(at) == Some(&b'v');
+    let mut at = at + usize::from(v);
     let mut w = Written {
         v,
         nums: [0; 3],
@@ -294,56 +322,71 @@ fn written(bytes: &[u8]) -> Option<Written<'_>> {
         pre: Prerelease::EMPTY,
     };
     loop {
-        match rest {
+        match s.get(at..).unwrap_or_default() {
             // Once a part is a wildcard, all the rest must be.
-            [b'x' | b'X' | b'*', ..] => return wildcards(rest, 3 - w.count).then_some(w),
+            [b'x' | b'X' | b'*', ..] => return wildcards(s, at, 3 - w.count).map(|end| (w, end)),
             // A leading zero.
             [b'0', d, ..] if d.is_ascii_digit() => return None,
             _ => {}
         }
-        let mut digits = 0;
+        let first = at;
         let mut n = 0;
-        while let Some(&d) = rest.get(digits)
+        while let Some(&d) = s.get(at)
             && d.is_ascii_digit()
         {
-            if digits == MAX_DIGITS {
+            if at - first == MAX_DIGITS {
                 return None;
             }
             n = n * 10 + u64::from(d - b'0');
-            digits += 1;
+            at += 1;
         }
-        if digits == 0 {
+        if at == first {
             return None;
         }
         w.nums[w.count] = n;
         w.count += 1;
-        rest = &rest[digits..];
-        match rest {
-            [] => return Some(w),
-            [b'.', tail @ ..] if w.count < 3 => rest = tail,
-            [b'-', pre @ ..] if w.count == 3 && is_strict_prerelease(pre) => {
+        match s.get(at) {
+            None | Some(b' ' | b'|') => return Some((w, at)),
+            Some(b'.') if w.count < 3 => at += 1,
+            Some(b'-') if w.count == 3 => {
+                let from = at + 1;
+                let end = from
+                    + s[from..]
+                        .iter()
+                        .position(|&b| b == b' ' || b == b'|')
+                        .unwrap_or(s.len() - from);
+                let pre = &s[from..end];
+                if !is_strict_prerelease(pre) {
+                    return None;
+                }
                 w.pre = match pre {
                     b"0" => ZERO_PRERELEASE.clone(),
-                    // Never `None`: the text was just checked.
-                    _ => Prerelease::new(std::str::from_utf8(pre).ok()?).ok()?,
+                    // Never `None`: the text was just checked (and is ASCII, so `from..end`
+                    // are character boundaries).
+                    _ => Prerelease::new(input.get(from..end)?).ok()?,
                 };
                 w.text = Some(pre);
-                return Some(w);
+                return Some((w, end));
             }
             _ => return None,
         }
     }
 }
 
-/// Is `bytes` one to `most` wildcards joined by dots, and nothing else?
-fn wildcards(bytes: &[u8], most: usize) -> bool {
-    let wild = |b: u8| matches!(b, b'x' | b'X' | b'*');
-    match *bytes {
-        [a] => wild(a),
-        [a, b'.', b] => most >= 2 && wild(a) && wild(b),
-        [a, b'.', b, b'.', c] => most >= 3 && wild(a) && wild(b) && wild(c),
-        _ => false,
+/// Reads one to `most` wildcards joined by dots from `at` to the end of the word; returns
+/// where the word ends.
+fn wildcards(s: &[u8], mut at: usize, most: usize) -> Option<usize> {
+    for read in 1..=most {
+        if !matches!(s.get(at), Some(b'x' | b'X' | b'*')) {
+            return None;
+        }
+        at += 1;
+        match s.get(at) {
+            Some(b'.') if read < most => at += 1,
+            _ => break,
+        }
     }
+    word_ends(s, at).then_some(at)
 }
 
 /// Builds the comparators of one parse.
