@@ -752,6 +752,35 @@ fn first_and_last_of_an_empty_string_are_defined() {
     assert_renders(&json!({"x": []}), cases);
 }
 
+/// `slice` reads its arguments as JavaScript values, as LiquidJS 10.30.1 does: a missing
+/// begin is `undefined`, so an array's end `begin + length` is NaN and the slice empty (a
+/// string's begin steps over nothing instead); a text begin is concatenated with the length
+/// (`'1' + 1` is `'11'`), and a negative text begin with the count (`'-1'` becomes `'5-1'`,
+/// NaN). LiquidJS 10.30.1's answers, 248 argument/input combinations of which agree.
+#[test]
+fn slice_arguments_are_javascript_values() {
+    let context = json!({"tags": ["a", "b", "c"]});
+    let cases: &[(&str, &str)] = &[
+        ("{{ (1..5) | slice | json }}", "[]"),
+        ("{{ tags | slice | json }}", "[]"),
+        ("{{ 'abcdef' | slice }}", "a"),
+        ("{{ (1..5) | slice: '1' | json }}", "[2,3,4,5]"),
+        ("{{ (1..5) | slice: '2', 2 | json }}", "[3,4,5]"),
+        ("{{ (1..5) | slice: 1, '2' | json }}", "[2,3,4,5]"),
+        ("{{ (1..5) | slice: '-1' | json }}", "[]"),
+        ("{{ (1..5) | slice: 'x' | json }}", "[]"),
+        ("{{ (1..5) | slice: ' 2 ' | json }}", "[]"),
+        ("{{ (1..5) | slice: (1..2) | json }}", "[]"),
+        ("{{ (1..5) | slice: nil | json }}", "[1]"),
+        ("{{ (1..5) | slice: true, true | json }}", "[2]"),
+        ("{{ 'abcdef' | slice: '-1' }}", "a"),
+        ("{{ 'abcdef' | slice: '1' }}", "b"),
+        ("{{ 12345 | slice: '-1' }}", "1"),
+        ("{{ true | slice: '-1' }}", "t"),
+    ];
+    assert_outputs(&context, cases);
+}
+
 /// `slice` and `truncate` count a string in code points, as LiquidJS 10.30.1 does (a
 /// character outside the BMP is never cut in half); a fractional count steps to the next
 /// whole code point; a begin still negative after counting from the end, or a negative

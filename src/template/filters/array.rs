@@ -1,8 +1,8 @@
 //! Array filters: reading items, building new arrays, sorting and summing.
 
 use super::common::{
-    FResult, arg, capped_join, code_point_slice, code_point_steps, family, js_split, num_arg,
-    to_array, to_number_or_zero, utf16_len, utf16_slice,
+    FResult, arg, capped_join, code_point_slice, code_point_steps, family, js_split, to_array,
+    utf16_len, utf16_slice,
 };
 use super::names::Filter;
 use crate::template::value::{Val, js_string, stringify, to_number};
@@ -117,57 +117,92 @@ fn sample<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
 /// `slice: begin, length`: items of an array, or UTF-16 units of text; a negative `begin`
 /// counts from the end.
 fn slice<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
-    let begin = num_arg(args, 0);
+    // LiquidJS 10.30.1 works on the arguments as JavaScript values, not numbers: a missing
+    // begin is `undefined`, so `begin + length` is NaN and an array slice is empty, and a
+    // text begin is concatenated with the length (`'1' + 1` is `'11'`).
+    let begin = arg(args, 0).cloned().unwrap_or(Val::Undef);
     let length = match arg(args, 1) {
-        None | Some(Val::Undef) => 1.0,
-        Some(v) => to_number_or_zero(v),
+        None | Some(Val::Undef) => Val::Num(1.0),
+        Some(v) => v.clone(),
     };
-    // LiquidJS 10.30.1: a negative begin counts from the end (in code points for a string);
-    // one still negative, or a negative length, is an empty answer.
-    let begin_in = |len: usize| {
-        let b = if begin < 0.0 {
-            len as f64 + begin
-        } else {
-            begin
+    let items = match input {
+        Val::Nil | Val::NilDrop | Val::Undef => return Val::Arr(Rc::new(Vec::new())),
+        _ if input.is_array() => Ok(to_array(input)),
+        _ => Err(stringify(input)),
+    };
+    let count = match &items {
+        Ok(items) => items.len(),
+        Err(text) => text.chars().count(),
+    };
+    // A negative begin counts from the end (in code points for a string).
+    let begin = if to_number(&begin) < 0.0 {
+        js_plus(&Val::Num(count as f64), &begin)
+    } else {
+        begin
+    };
+    // JavaScript's `begin < 0 || length < 0`: NaN is not negative, so it goes on.
+    if to_number(&begin) < 0.0 || to_number(&length) < 0.0 {
+        return match items {
+            Ok(_) => Val::Arr(Rc::new(Vec::new())),
+            Err(_) => Val::string(String::new()),
         };
-        // JavaScript's `b < 0 || length < 0`: NaN is not negative, so it goes on.
-        let negative = |x: f64| x < 0.0;
-        (!negative(b) && !negative(length)).then_some(b)
-    };
-    match input {
-        Val::Nil | Val::NilDrop | Val::Undef => Val::Arr(Rc::new(Vec::new())),
-        _ if input.is_array() => {
-            let items = to_array(input);
-            let Some(b) = begin_in(items.len()) else {
-                return Val::Arr(Rc::new(Vec::new()));
-            };
-            // Array.prototype.slice(b, b + length): each end truncated, NaN as 0.
-            let end = |x: f64| -> usize {
-                if x.is_nan() || x <= 0.0 {
-                    0
-                } else if x >= items.len() as f64 {
-                    items.len()
-                } else {
-                    x as usize
-                }
-            };
-            let (from, to) = (end(b.trunc()), end((b + length).trunc()));
+    }
+    match items {
+        Ok(items) => {
+            let end = js_plus(&begin, &length);
+            let (from, to) = (
+                relative_index(to_number(&begin), count),
+                relative_index(to_number(&end), count),
+            );
             Val::Arr(Rc::new(
                 items.get(from..to).map(<[_]>::to_vec).unwrap_or_default(),
             ))
         }
-        _ => {
-            let s = stringify(input);
-            match begin_in(s.chars().count()) {
-                Some(b) => Val::string(code_point_slice(
-                    &s,
-                    code_point_steps(b),
-                    code_point_steps(length),
-                )),
-                None => Val::string(String::new()),
+        Err(text) => Val::string(code_point_slice(
+            &text,
+            code_point_steps(to_number(&begin)),
+            code_point_steps(to_number(&length)),
+        )),
+    }
+}
+
+/// JavaScript's `a + b` on filter values: concatenation when either is text after
+/// `ToPrimitive` (strings, arrays, objects, and the drops whose `valueOf` is text), else
+/// numeric addition.
+fn js_plus<'a>(a: &Val<'a>, b: &Val<'a>) -> Val<'a> {
+    fn text<'v>(v: &'v Val<'_>) -> Option<Cow<'v, str>> {
+        match v {
+            Val::S(_) | Val::Str(_) | Val::Json(_) | Val::Arr(_) | Val::Group(_) => {
+                Some(Cow::Owned(js_string(v)))
             }
+            Val::Empty | Val::Blank | Val::Loop(_) => Some(stringify(v)),
+            Val::Undef | Val::Nil | Val::NilDrop | Val::Bool(_) | Val::Num(_) => None,
         }
     }
+    match (text(a), text(b)) {
+        (None, None) => Val::Num(to_number(a) + to_number(b)),
+        (ta, tb) => {
+            let ta = ta.unwrap_or_else(|| Cow::Owned(js_string(a)));
+            let tb = tb.unwrap_or_else(|| Cow::Owned(js_string(b)));
+            Val::string(format!("{ta}{tb}"))
+        }
+    }
+}
+
+/// `Array.prototype.slice`'s reading of an end: truncated toward zero (NaN as 0), counted
+/// from the end when negative, and clamped to `0..=len`.
+fn relative_index(x: f64, len: usize) -> usize {
+    let len_f = len as f64;
+    let x = if x.is_nan() { 0.0 } else { x.trunc() };
+    let x = if x < 0.0 {
+        (len_f + x).max(0.0)
+    } else {
+        x.min(len_f)
+    };
+    // ok: within 0..=len after the clamps above.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let index = x as usize;
+    index
 }
 
 family! {

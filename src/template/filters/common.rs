@@ -2,7 +2,7 @@
 //! JavaScript string and array helpers of more than one family.
 
 use super::names::Filter;
-use crate::template::value::{Val, to_number};
+use crate::template::value::Val;
 
 /// Declares one family's function: `fn name<'a>(f, input, args, kwargs) { arms }` becomes
 /// `fn(Filter, Val, &[Val], &[(&str, Val)]) -> FResult` matching `f` over `arms`, with a
@@ -110,18 +110,6 @@ pub(crate) fn to_array<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
 /// JavaScript's `\s`: `String.prototype.trim`'s white space and line terminators.
 pub(super) fn is_js_regex_space(c: char) -> bool {
     is_js_space(c)
-}
-
-pub(super) fn to_number_or_zero(v: &Val<'_>) -> f64 {
-    let n = to_number(v);
-    if n.is_nan() { 0.0 } else { n }
-}
-
-pub(super) fn num_arg(args: &[Val<'_>], i: usize) -> f64 {
-    match args.get(i) {
-        Some(v) => to_number_or_zero(v),
-        None => 0.0,
-    }
 }
 
 pub(super) use crate::template::value::is_js_space;
