@@ -12,8 +12,8 @@ use super::filters::{self, Filter, FilterError};
 use super::limits::MAX_RENDER_SIZE;
 use super::parameter::PromptParameter;
 use super::value::{
-    LoopInfo, Val, js_equals, js_less, js_less_eq, js_num, js_string, to_enumerable, to_number,
-    write_val,
+    LoopInfo, TableCols, Val, js_equals, js_less, js_less_eq, js_num, js_plus, js_slice_index,
+    js_string, to_enumerable, to_number, write_val,
 };
 use serde_json::{Map, Value};
 use smallvec::{SmallVec, smallvec};
@@ -434,11 +434,11 @@ impl<'a> Renderer<'a> {
             Some(v) => to_number(&v),
         };
         if let Some(off) = get("offset").filter(|v| !matches!(v, Val::Undef)) {
-            let start = super::value::js_slice_index(to_number(&off), items.len());
+            let start = js_slice_index(to_number(&off), items.len());
             items.drain(..start);
         }
         if let Some(lim) = get("limit").filter(|v| !matches!(v, Val::Undef)) {
-            let end = super::value::js_slice_index(to_number(&lim), items.len());
+            let end = js_slice_index(to_number(&lim), items.len());
             items.truncate(end);
         }
         if get("reversed").is_some_and(|v| !matches!(v, Val::Undef)) {
@@ -451,7 +451,7 @@ impl<'a> Renderer<'a> {
         self.scopes.push(Scope::new());
         let mut result = Ok(());
         for (i, item) in items.into_iter().enumerate() {
-            result = self.enter_iteration(head, "forloop", (i, length, 0), item);
+            result = self.enter_iteration(head, "forloop", (i, length, None), item);
             if result.is_err() {
                 break;
             }
@@ -473,48 +473,45 @@ impl<'a> Renderer<'a> {
         let mut items = to_enumerable(&coll);
         let hash = self.hash(head)?;
         let get = |k: &str| hash.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+        // `collection.slice(offset, offset + limit)` on the arguments as JavaScript values
+        // (`args.offset || 0`; a text offset or limit concatenates: `'1' + 2` is `'12'`)
         let offset = get("offset")
-            .filter(|v| v.truthy_js())
-            .map(|v| to_number(&v))
-            .unwrap_or(0.0);
-        let start = super::value::js_slice_index(offset, items.len());
-        let end = match get("limit").filter(|v| !matches!(v, Val::Undef)) {
-            Some(l) => super::value::js_slice_index(offset + to_number(&l), items.len()),
-            None => super::value::js_slice_index(offset + items.len() as f64, items.len()),
-        };
+            .filter(Val::truthy_js)
+            .unwrap_or(Val::Num(0.0));
+        let limit = get("limit")
+            .filter(|v| !matches!(v, Val::Undef))
+            .unwrap_or(Val::Num(items.len() as f64));
+        let start = js_slice_index(to_number(&offset), items.len());
+        let end = js_slice_index(to_number(&js_plus(&offset, &limit)), items.len());
         items = if start < end {
             items.drain(start..end).collect()
         } else {
             Vec::new()
         };
-        let cols = match get("cols").filter(|v| v.truthy_js()) {
-            Some(c) => {
-                let c = to_number(&c);
-                if c.is_finite() && c >= 1.0 {
-                    c as usize
-                } else {
-                    items.len().max(1)
-                }
-            }
-            None => items.len().max(1),
-        };
+        // `args.cols || collection.length`, kept as a JavaScript value (see `TableCols`)
+        let cols = get("cols")
+            .filter(Val::truthy_js)
+            .unwrap_or(Val::Num(items.len() as f64));
+        let table = Rc::new(TableCols::new(cols));
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
         self.scopes.push(Scope::new());
         let mut result = Ok(());
-        let cols32 = u32::try_from(cols).unwrap_or(u32::MAX);
         for (i, item) in items.into_iter().enumerate() {
-            result = self.enter_iteration(head, "tablerowloop", (i, length, cols32), item);
+            let cols = Some(Rc::clone(&table));
+            result = self.enter_iteration(head, "tablerowloop", (i, length, cols), item);
             if result.is_err() {
                 break;
             }
-            let (row, col0) = (i / cols + 1, i % cols);
-            if col0 == 0 {
-                if row != 1 {
+            let at = i as f64;
+            let col0 = table.col0(at);
+            if col0 == 0.0 {
+                let row = table.row(at);
+                if row != 1.0 {
                     out.push_str("</tr>");
                 }
-                out.push_str(&format!("<tr class=\"row{row}\">"));
+                out.push_str(&format!("<tr class=\"row{}\">", js_num(row)));
             }
-            out.push_str(&format!("<td class=\"col{}\">", col0 + 1));
+            out.push_str(&format!("<td class=\"col{}\">", js_num(col0 + 1.0)));
             result = self.render(body, out);
             if result.is_err() {
                 break;
@@ -529,13 +526,13 @@ impl<'a> Renderer<'a> {
     }
 
     /// Starts iteration `index0` of a loop over `length` items: counts the step, then makes
-    /// the loop drop (`forloop` or `tablerowloop`, `cols` 0 for a `for`) and the item the
+    /// the loop drop (`forloop` or `tablerowloop`, no `cols` for a `for`) and the item the
     /// innermost scope.
     fn enter_iteration(
         &mut self,
         head: &'a LoopHead,
         drop: &'static str,
-        (index0, length, cols): (usize, u32, u32),
+        (index0, length, cols): (usize, u32, Option<Rc<TableCols<'a>>>),
         item: Val<'a>,
     ) -> RResult<()> {
         self.step(1, head.collection.begin)?;

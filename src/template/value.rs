@@ -6,21 +6,55 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::rc::Rc;
 
-/// State of a `forloop` / `tablerowloop` drop at one iteration; small and `Copy`, so a loop
-/// allocates nothing per iteration.
-#[derive(Debug, Clone, Copy)]
+/// State of a `forloop` / `tablerowloop` drop at one iteration; small, so a loop allocates
+/// nothing per iteration (a `tablerow` shares its columns between iterations).
+#[derive(Debug, Clone)]
 pub(crate) struct LoopInfo<'a> {
     pub(crate) head: &'a LoopHead,
     pub(crate) index0: u32,
     pub(crate) length: u32,
-    /// Columns of a `tablerowloop`; 0 for a `forloop`.
-    pub(crate) cols: u32,
+    /// The columns of a `tablerowloop`; `None` for a `forloop`.
+    pub(crate) cols: Option<Rc<TableCols<'a>>>,
 }
 
 impl LoopInfo<'_> {
     /// `forloop.name`: `<variable>-<collection source>`.
     pub(crate) fn name(&self) -> String {
         format!("{}-{}", self.head.var, self.head.collection_text)
+    }
+}
+
+/// A `tablerow`'s columns as LiquidJS 10.30.1 keeps them: the `cols` argument's value when it
+/// is truthy, else the number of items, used as is in JavaScript arithmetic. So `cols: '2'`
+/// counts two columns but no cell is `col_last` (`2 === '2'` is false), and `cols: nil` (0)
+/// or `'x'` (NaN) makes every column `NaN` and opens no row.
+#[derive(Debug)]
+pub(crate) struct TableCols<'a> {
+    /// What `tablerowloop.cols` reads.
+    pub(crate) value: Val<'a>,
+    /// `value` as a number.
+    number: f64,
+}
+
+impl<'a> TableCols<'a> {
+    pub(crate) fn new(value: Val<'a>) -> TableCols<'a> {
+        let number = to_number(&value);
+        TableCols { value, number }
+    }
+
+    /// `Math.floor(index0 / cols) + 1`.
+    pub(crate) fn row(&self, index0: f64) -> f64 {
+        (index0 / self.number).floor() + 1.0
+    }
+
+    /// `index0 % cols` (Rust's `%` on floats is JavaScript's: the sign of the dividend).
+    pub(crate) fn col0(&self, index0: f64) -> f64 {
+        index0 % self.number
+    }
+
+    /// `col === cols`: a strict equality, so only a number of columns can equal a column.
+    fn col_last(&self, index0: f64) -> bool {
+        matches!(self.value, Val::Num(cols) if self.col0(index0) + 1.0 == cols)
     }
 }
 
@@ -210,8 +244,10 @@ impl<'a> Val<'a> {
                 let k = key_text(key);
                 let i = l.index0 as usize;
                 let n = l.length as usize;
-                let cols = (l.cols > 0).then_some(l.cols as usize);
-                match (k.as_ref(), cols) {
+                let at = f64::from(l.index0);
+                match (k.as_ref(), l.cols.as_deref()) {
+                    // the drop's own counter field, which LiquidJS's methods read
+                    ("i", _) => Val::Num(at),
                     ("index", _) => Val::Num((i + 1) as f64),
                     ("index0", _) => Val::Num(i as f64),
                     ("rindex", _) => Val::Num((n - i) as f64),
@@ -220,11 +256,14 @@ impl<'a> Val<'a> {
                     ("last", _) => Val::Bool(i + 1 == n),
                     ("length", _) => Val::Num(n as f64),
                     ("name", _) => Val::string(l.name()),
-                    ("row", Some(c)) => Val::Num((i / c.max(1) + 1) as f64),
-                    ("col", Some(c)) => Val::Num((i % c.max(1) + 1) as f64),
-                    ("col0", Some(c)) => Val::Num((i % c.max(1)) as f64),
-                    ("col_first", Some(c)) => Val::Bool(i.is_multiple_of(c.max(1))),
-                    ("col_last", Some(c)) => Val::Bool(i % c.max(1) + 1 == c.max(1)),
+                    // a method LiquidJS calls like any other: the drop's JSON
+                    ("valueOf", _) => Val::string(stringify(self)),
+                    ("cols", Some(t)) => t.value.clone(),
+                    ("row", Some(t)) => Val::Num(t.row(at)),
+                    ("col", Some(t)) => Val::Num(t.col0(at) + 1.0),
+                    ("col0", Some(t)) => Val::Num(t.col0(at)),
+                    ("col_first", Some(t)) => Val::Bool(t.col0(at) == 0.0),
+                    ("col_last", Some(t)) => Val::Bool(t.col_last(at)),
                     _ => Val::Undef,
                 }
             }
@@ -623,14 +662,18 @@ fn write_json(out: &mut String, v: &Val<'_>, gap: &str, level: usize) -> bool {
         }
         Val::Loop(l) => {
             // the drop's own fields, in construction order
+            let mut cols = String::new();
+            if let Some(t) = &l.cols {
+                write_json(&mut cols, &t.value, gap, level + 1);
+            }
             let fields = [
                 ("i", l.index0.to_string()),
                 ("length", l.length.to_string()),
                 ("name", serde_json::to_string(&l.name()).unwrap_or_default()),
-                ("cols", l.cols.to_string()),
+                ("cols", cols),
             ];
             // only a `tablerow` drop has `cols`
-            let count = if l.cols > 0 { 4 } else { 3 };
+            let count = if l.cols.is_some() { 4 } else { 3 };
             out.push('{');
             for (at, (k, x)) in fields.iter().take(count).enumerate() {
                 if at > 0 {
@@ -669,8 +712,9 @@ fn write_json(out: &mut String, v: &Val<'_>, gap: &str, level: usize) -> bool {
     true
 }
 
-/// `Array.prototype.slice` index normalisation for a non-negative result.
-pub(super) fn js_slice_index(n: f64, len: usize) -> usize {
+/// `Array.prototype.slice`'s reading of an end: truncated toward zero (NaN as 0), counted
+/// from the end when negative, and clamped to `0..=len`.
+pub(crate) fn js_slice_index(n: f64, len: usize) -> usize {
     if n.is_nan() {
         return 0;
     }
@@ -682,6 +726,29 @@ pub(super) fn js_slice_index(n: f64, len: usize) -> usize {
         len
     } else {
         n as usize
+    }
+}
+
+/// JavaScript's `a + b` on Liquid values: concatenation when either is text after
+/// `ToPrimitive` (strings, arrays, objects, and the drops whose `valueOf` is text), else
+/// numeric addition.
+pub(crate) fn js_plus<'a>(a: &Val<'a>, b: &Val<'a>) -> Val<'a> {
+    fn text<'v>(v: &'v Val<'_>) -> Option<Cow<'v, str>> {
+        match v {
+            Val::S(_) | Val::Str(_) | Val::Json(_) | Val::Arr(_) | Val::Group(_) => {
+                Some(Cow::Owned(js_string(v)))
+            }
+            Val::Empty | Val::Blank | Val::Loop(_) => Some(stringify(v)),
+            Val::Undef | Val::Nil | Val::NilDrop | Val::Bool(_) | Val::Num(_) => None,
+        }
+    }
+    match (text(a), text(b)) {
+        (None, None) => Val::Num(to_number(a) + to_number(b)),
+        (ta, tb) => {
+            let ta = ta.unwrap_or_else(|| Cow::Owned(js_string(a)));
+            let tb = tb.unwrap_or_else(|| Cow::Owned(js_string(b)));
+            Val::string(format!("{ta}{tb}"))
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use super::common::{
     utf16_len, utf16_slice,
 };
 use super::names::Filter;
-use crate::template::value::{Val, js_string, stringify, to_number};
+use crate::template::value::{Val, js_plus, js_slice_index, js_string, stringify, to_number};
 use std::borrow::Cow;
 use std::rc::Rc;
 
@@ -109,7 +109,7 @@ fn sample<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
     if count == 1.0 {
         items.into_iter().next().unwrap_or(Val::Undef)
     } else {
-        let n = crate::template::value::js_slice_index(count, items.len());
+        let n = js_slice_index(count, items.len());
         Val::Arr(Rc::new(items.into_iter().take(n).collect()))
     }
 }
@@ -151,8 +151,8 @@ fn slice<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
         Ok(items) => {
             let end = js_plus(&begin, &length);
             let (from, to) = (
-                relative_index(to_number(&begin), count),
-                relative_index(to_number(&end), count),
+                js_slice_index(to_number(&begin), count),
+                js_slice_index(to_number(&end), count),
             );
             Val::Arr(Rc::new(
                 items.get(from..to).map(<[_]>::to_vec).unwrap_or_default(),
@@ -164,45 +164,6 @@ fn slice<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
             code_point_steps(to_number(&length)),
         )),
     }
-}
-
-/// JavaScript's `a + b` on filter values: concatenation when either is text after
-/// `ToPrimitive` (strings, arrays, objects, and the drops whose `valueOf` is text), else
-/// numeric addition.
-fn js_plus<'a>(a: &Val<'a>, b: &Val<'a>) -> Val<'a> {
-    fn text<'v>(v: &'v Val<'_>) -> Option<Cow<'v, str>> {
-        match v {
-            Val::S(_) | Val::Str(_) | Val::Json(_) | Val::Arr(_) | Val::Group(_) => {
-                Some(Cow::Owned(js_string(v)))
-            }
-            Val::Empty | Val::Blank | Val::Loop(_) => Some(stringify(v)),
-            Val::Undef | Val::Nil | Val::NilDrop | Val::Bool(_) | Val::Num(_) => None,
-        }
-    }
-    match (text(a), text(b)) {
-        (None, None) => Val::Num(to_number(a) + to_number(b)),
-        (ta, tb) => {
-            let ta = ta.unwrap_or_else(|| Cow::Owned(js_string(a)));
-            let tb = tb.unwrap_or_else(|| Cow::Owned(js_string(b)));
-            Val::string(format!("{ta}{tb}"))
-        }
-    }
-}
-
-/// `Array.prototype.slice`'s reading of an end: truncated toward zero (NaN as 0), counted
-/// from the end when negative, and clamped to `0..=len`.
-fn relative_index(x: f64, len: usize) -> usize {
-    let len_f = len as f64;
-    let x = if x.is_nan() { 0.0 } else { x.trunc() };
-    let x = if x < 0.0 {
-        (len_f + x).max(0.0)
-    } else {
-        x.min(len_f)
-    };
-    // ok: within 0..=len after the clamps above.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let index = x as usize;
-    index
 }
 
 family! {
