@@ -752,6 +752,35 @@ fn first_and_last_of_an_empty_string_are_defined() {
     assert_renders(&json!({"x": []}), cases);
 }
 
+/// `size` is LiquidJS's `(v && v.length) || 0`: a loop drop's `length` field, and an
+/// object's own `length` property whenever it is truthy, whatever its type. LiquidJS 10.30.1's
+/// answers.
+#[test]
+fn size_reads_a_length_property() {
+    let context = json!({
+        "o1": {"length": 5}, "o2": {"length": "abc"}, "o3": {"length": 0},
+        "o4": {"length": null}, "o5": {"a": 1}, "o6": {"length": [1, 2]}, "o7": {"length": true},
+    });
+    let cases: &[(&str, &str)] = &[
+        ("{{ o1 | size }}", "5"),
+        ("{{ o2 | size }}", "abc"),
+        ("{{ o3 | size }}", "0"),
+        ("{{ o4 | size }}", "0"),
+        ("{{ o5 | size }}", "0"),
+        ("{{ o6 | size }}", "12"),
+        ("{{ o7 | size }}", "true"),
+        (
+            "{% for x in (1..3) %}{{ forloop | size }}{% endfor %}",
+            "333",
+        ),
+        (
+            "{% tablerow x in (1..2) %}{{ tablerowloop | size }}{% endtablerow %}",
+            r#"<tr class="row1"><td class="col1">2</td><td class="col2">2</td></tr>"#,
+        ),
+    ];
+    assert_outputs(&context, cases);
+}
+
 /// `tablerow`'s `cols` is LiquidJS 10.30.1's JavaScript value, `args.cols || length`, used as
 /// is in `Math.floor(i / cols) + 1` and `i % cols`: text counts as its number but no cell is
 /// `col_last` (`2 === '2'` is false), `nil` and text that is no number give `NaN` columns and

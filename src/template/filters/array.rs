@@ -6,6 +6,7 @@ use super::common::{
 };
 use super::names::Filter;
 use crate::template::value::{Val, js_plus, js_slice_index, js_string, stringify, to_number};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::rc::Rc;
 
@@ -14,8 +15,16 @@ family! {
     fn items<'a>(f, input, args, _) {
         Filter::ArrayToSentenceString => to_sentence(&input, args),
         Filter::Sample => sample(&input, args),
+        // LiquidJS's `(v && v.length) || 0`: a string's UTF-16 length, an array's, a loop
+        // drop's `length` field, and an object's own `length` property when it is truthy,
+        // whatever its type
         Filter::Size => match &input {
             Val::Str(_) | Val::S(_) => Val::Num(utf16_len(input.as_str().unwrap_or("")) as f64),
+            Val::Loop(l) => Val::Num(f64::from(l.length)),
+            Val::Json(Value::Object(object)) => match object.get("length") {
+                Some(length) if Val::from_json(length).truthy_js() => Val::from_json(length),
+                _ => Val::Num(0.0),
+            },
             _ => match input.items_len() {
                 Some(n) => Val::Num(n as f64),
                 None => Val::Num(0.0),
