@@ -752,6 +752,50 @@ fn first_and_last_of_an_empty_string_are_defined() {
     assert_renders(&json!({"x": []}), cases);
 }
 
+/// A loop's drop is one object for the whole run of the loop, as in LiquidJS 10.30.1: a drop
+/// kept in a variable reads the pass the loop is on, and after the loop where it stopped
+/// (its `i` is the length after the last pass, not after a `break`). `==` compares drops by
+/// their `valueOf` (their JSON), `uniq` by identity. LiquidJS 10.30.1's answers.
+#[test]
+fn a_loop_drop_is_one_object_for_the_whole_loop() {
+    let context = json!({"tags": ["a", "b"]});
+    let cases: &[(&str, &str)] = &[
+        (
+            "{% for y in tags %}{% assign v = forloop %}{% endfor %}{{ v | json }}{{ v.index }}{{ v.last }}",
+            r#"{"i":2,"length":2,"name":"y-tags"}3false"#,
+        ),
+        (
+            "{% for y in (1..3) %}{% if forloop.first %}{% assign v = forloop %}{% endif %}{{ v.index }}{% endfor %}{{ v.index }}",
+            "1234",
+        ),
+        (
+            "{% for y in (1..3) %}{% assign v = forloop %}{% if y == 2 %}{% break %}{% endif %}{% endfor %}{{ v.index }}{{ v.i }}",
+            "21",
+        ),
+        (
+            "{% for y in (1..3) %}{% assign v = forloop %}{% endfor %}{{ v.rindex }}{{ v.rindex0 }}{{ v.first }}{{ v.index0 }}",
+            "0-1false3",
+        ),
+        (
+            "{% tablerow y in (1..2) %}{% assign t = tablerowloop %}{% endtablerow %}{{ t.col0 }}{{ t.rindex0 }}{{ t.col_first }}",
+            r#"<tr class="row1"><td class="col1"></td><td class="col2"></td></tr>0-1true"#,
+        ),
+        (
+            "{% for y in (1..2) %}{% assign a = forloop %}{% endfor %}{% for y in (1..2) %}{% assign b = forloop %}{% endfor %}{% if a == b %}eq{% else %}ne{% endif %}",
+            "eq",
+        ),
+        (
+            r#"{% for y in (1..2) %}{% if forloop == '{"i":0,"length":2,"name":"y-(1..2)"}' %}yes{% else %}no{% endif %}{% endfor %}"#,
+            "yesno",
+        ),
+        (
+            "{% for y in (1..2) %}{% assign a = forloop %}{% assign u = tags | push: a | push: forloop | uniq %}{{ u | size }}{% endfor %}",
+            "33",
+        ),
+    ];
+    assert_outputs(&context, cases);
+}
+
 /// `size` is LiquidJS's `(v && v.length) || 0`: a loop drop's `length` field, and an
 /// object's own `length` property whenever it is truthy, whatever its type. LiquidJS 10.30.1's
 /// answers.

@@ -448,10 +448,11 @@ impl<'a> Renderer<'a> {
             self.continues.insert(key, start + items.len() as f64);
         }
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
+        let drop = Rc::new(LoopInfo::new(head, length, None));
         self.scopes.push(Scope::new());
         let mut result = Ok(());
-        for (i, item) in items.into_iter().enumerate() {
-            result = self.enter_iteration(head, "forloop", (i, length, None), item);
+        for item in items {
+            result = self.enter_iteration(head, "forloop", &drop, item);
             if result.is_err() {
                 break;
             }
@@ -461,6 +462,7 @@ impl<'a> Renderer<'a> {
             if result.is_err() || self.brk {
                 break;
             }
+            drop.next();
         }
         self.brk = false;
         self.cont = false;
@@ -492,13 +494,13 @@ impl<'a> Renderer<'a> {
         let cols = get("cols")
             .filter(Val::truthy_js)
             .unwrap_or(Val::Num(items.len() as f64));
-        let table = Rc::new(TableCols::new(cols));
         let length = u32::try_from(items.len()).unwrap_or(u32::MAX);
+        let table = TableCols::new(cols);
+        let drop = Rc::new(LoopInfo::new(head, length, Some(table.clone())));
         self.scopes.push(Scope::new());
         let mut result = Ok(());
         for (i, item) in items.into_iter().enumerate() {
-            let cols = Some(Rc::clone(&table));
-            result = self.enter_iteration(head, "tablerowloop", (i, length, cols), item);
+            result = self.enter_iteration(head, "tablerowloop", &drop, item);
             if result.is_err() {
                 break;
             }
@@ -517,6 +519,7 @@ impl<'a> Renderer<'a> {
                 break;
             }
             out.push_str("</td>");
+            drop.next();
         }
         if result.is_ok() && length > 0 {
             out.push_str("</tr>");
@@ -525,26 +528,19 @@ impl<'a> Renderer<'a> {
         result
     }
 
-    /// Starts iteration `index0` of a loop over `length` items: counts the step, then makes
-    /// the loop drop (`forloop` or `tablerowloop`, no `cols` for a `for`) and the item the
-    /// innermost scope.
+    /// Starts a pass of a loop: counts the step, then makes the loop's drop (named `name`:
+    /// `forloop` or `tablerowloop`) and the item the innermost scope.
     fn enter_iteration(
         &mut self,
         head: &'a LoopHead,
-        drop: &'static str,
-        (index0, length, cols): (usize, u32, Option<Rc<TableCols<'a>>>),
+        name: &'static str,
+        drop: &Rc<LoopInfo<'a>>,
         item: Val<'a>,
     ) -> RResult<()> {
         self.step(1, head.collection.begin)?;
-        let info = Val::Loop(LoopInfo {
-            head,
-            index0: u32::try_from(index0).unwrap_or(u32::MAX),
-            length,
-            cols,
-        });
         if let Some(scope) = self.scopes.last_mut() {
             scope.clear();
-            scope.push((drop, info));
+            scope.push((name, Val::Loop(Rc::clone(drop))));
             scope.push((head.var.as_str(), item));
         }
         Ok(())

@@ -4,20 +4,39 @@
 use super::ast::LoopHead;
 use serde_json::Value;
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::rc::Rc;
 
-/// State of a `forloop` / `tablerowloop` drop at one iteration; small, so a loop allocates
-/// nothing per iteration (a `tablerow` shares its columns between iterations).
-#[derive(Debug, Clone)]
+/// A `forloop` / `tablerowloop` drop: one per run of a loop, shared by its passes (behind an
+/// `Rc`), as LiquidJS keeps one object whose counter the loop advances. A drop kept in a
+/// variable reads the pass the loop is on, and after the loop where it stopped; two reads
+/// of it are the same object.
+#[derive(Debug)]
 pub(crate) struct LoopInfo<'a> {
     pub(crate) head: &'a LoopHead,
-    pub(crate) index0: u32,
+    /// LiquidJS's `i`: advanced after each pass a `for` does not `break` (after every pass of
+    /// a `tablerow`), so it is the length once a loop ran to its end.
+    pub(crate) index0: Cell<u32>,
     pub(crate) length: u32,
     /// The columns of a `tablerowloop`; `None` for a `forloop`.
-    pub(crate) cols: Option<Rc<TableCols<'a>>>,
+    pub(crate) cols: Option<TableCols<'a>>,
 }
 
-impl LoopInfo<'_> {
+impl<'a> LoopInfo<'a> {
+    pub(crate) fn new(head: &'a LoopHead, length: u32, cols: Option<TableCols<'a>>) -> Self {
+        LoopInfo {
+            head,
+            index0: Cell::new(0),
+            length,
+            cols,
+        }
+    }
+
+    /// LiquidJS's `next()`: on to the next pass.
+    pub(crate) fn next(&self) {
+        self.index0.set(self.index0.get().saturating_add(1));
+    }
+
     /// `forloop.name`: `<variable>-<collection source>`.
     pub(crate) fn name(&self) -> String {
         format!("{}-{}", self.head.var, self.head.collection_text)
@@ -28,7 +47,7 @@ impl LoopInfo<'_> {
 /// is truthy, else the number of items, used as is in JavaScript arithmetic. So `cols: '2'`
 /// counts two columns but no cell is `col_last` (`2 === '2'` is false), and `cols: nil` (0)
 /// or `'x'` (NaN) makes every column `NaN` and opens no row.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct TableCols<'a> {
     /// What `tablerowloop.cols` reads.
     pub(crate) value: Val<'a>,
@@ -76,7 +95,7 @@ pub(crate) enum Val<'a> {
     Arr(Rc<Vec<Val<'a>>>),
     Empty,
     Blank,
-    Loop(LoopInfo<'a>),
+    Loop(Rc<LoopInfo<'a>>),
     /// One group of `group_by`: the object `{name, items}`.
     Group(Rc<(Val<'a>, Vec<Val<'a>>)>),
 }
@@ -160,7 +179,7 @@ impl<'a> Val<'a> {
             (Val::Json(a), Val::Json(b)) => std::ptr::eq(*a, *b),
             (Val::Arr(a), Val::Arr(b)) => Rc::ptr_eq(a, b),
             (Val::Group(a), Val::Group(b)) => Rc::ptr_eq(a, b),
-            (Val::Loop(a), Val::Loop(b)) => std::ptr::eq(a.head, b.head) && a.index0 == b.index0,
+            (Val::Loop(a), Val::Loop(b)) => Rc::ptr_eq(a, b),
             _ => strict_eq_prim(self, o),
         }
     }
@@ -242,19 +261,19 @@ impl<'a> Val<'a> {
             },
             Val::Loop(l) => {
                 let k = key_text(key);
-                let i = l.index0 as usize;
-                let n = l.length as usize;
-                let at = f64::from(l.index0);
-                match (k.as_ref(), l.cols.as_deref()) {
+                // as numbers: past its loop a drop's `i` is its length, and `rindex0` is -1
+                let index0 = l.index0.get();
+                let (at, n) = (f64::from(index0), f64::from(l.length));
+                match (k.as_ref(), l.cols.as_ref()) {
                     // the drop's own counter field, which LiquidJS's methods read
                     ("i", _) => Val::Num(at),
-                    ("index", _) => Val::Num((i + 1) as f64),
-                    ("index0", _) => Val::Num(i as f64),
-                    ("rindex", _) => Val::Num((n - i) as f64),
-                    ("rindex0", _) => Val::Num((n - i - 1) as f64),
-                    ("first", _) => Val::Bool(i == 0),
-                    ("last", _) => Val::Bool(i + 1 == n),
-                    ("length", _) => Val::Num(n as f64),
+                    ("index", _) => Val::Num(at + 1.0),
+                    ("index0", _) => Val::Num(at),
+                    ("rindex", _) => Val::Num(n - at),
+                    ("rindex0", _) => Val::Num(n - at - 1.0),
+                    ("first", _) => Val::Bool(index0 == 0),
+                    ("last", _) => Val::Bool(at + 1.0 == n),
+                    ("length", _) => Val::Num(n),
                     ("name", _) => Val::string(l.name()),
                     // a method LiquidJS calls like any other: the drop's JSON
                     ("valueOf", _) => Val::string(stringify(self)),
@@ -487,10 +506,10 @@ pub(crate) fn js_equals(l: &Val<'_>, r: &Val<'_>) -> bool {
                 return a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| js_equals(x, y));
             }
             match (l, r) {
+                // LiquidJS compares a drop by its `valueOf`, a loop drop's JSON text
+                (Val::Loop(_), _) => js_equals(&Val::string(stringify(l)), r),
+                (_, Val::Loop(_)) => js_equals(l, &Val::string(stringify(r))),
                 (Val::Json(a), Val::Json(b)) => std::ptr::eq(*a, *b),
-                (Val::Loop(a), Val::Loop(b)) => {
-                    std::ptr::eq(a.head, b.head) && a.index0 == b.index0
-                }
                 (Val::Group(a), Val::Group(b)) => Rc::ptr_eq(a, b),
                 _ => strict_eq_prim(l, r),
             }
@@ -667,7 +686,7 @@ fn write_json(out: &mut String, v: &Val<'_>, gap: &str, level: usize) -> bool {
                 write_json(&mut cols, &t.value, gap, level + 1);
             }
             let fields = [
-                ("i", l.index0.to_string()),
+                ("i", l.index0.get().to_string()),
                 ("length", l.length.to_string()),
                 ("name", serde_json::to_string(&l.name()).unwrap_or_default()),
                 ("cols", cols),
