@@ -89,12 +89,14 @@ pub(crate) enum Val<'a> {
     Bool(bool),
     Num(f64),
     S(&'a str),
-    Str(Rc<str>),
     /// An array or object of the render context.
     Json(&'a Value),
-    Arr(Rc<Vec<Val<'a>>>),
     Empty,
     Blank,
+    // The variants that own a count come last, so that dropping a value tests one range
+    // before it looks at which.
+    Str(Rc<str>),
+    Arr(Rc<Vec<Val<'a>>>),
     Loop(Rc<LoopInfo<'a>>),
     /// One group of `group_by`: the object `{name, items}`.
     Group(Rc<(Val<'a>, Vec<Val<'a>>)>),
