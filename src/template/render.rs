@@ -505,15 +505,14 @@ impl<'a> Renderer<'a> {
                 break;
             }
             let at = i as f64;
-            let col0 = table.col0(at);
-            if col0 == 0.0 {
+            if table.col0(at) == 0.0 {
                 let row = table.row(at);
                 if row != 1.0 {
                     out.push_str("</tr>");
                 }
                 out.push_str(&format!("<tr class=\"row{}\">", js_num(row)));
             }
-            out.push_str(&format!("<td class=\"col{}\">", js_num(col0 + 1.0)));
+            out.push_str(&format!("<td class=\"col{}\">", js_num(table.col(at))));
             result = self.render(body, out);
             if result.is_err() {
                 break;

@@ -71,9 +71,14 @@ impl<'a> TableCols<'a> {
         index0 % self.number
     }
 
+    /// `col0 + 1`.
+    pub(crate) fn col(&self, index0: f64) -> f64 {
+        self.col0(index0) + 1.0
+    }
+
     /// `col === cols`: a strict equality, so only a number of columns can equal a column.
     fn col_last(&self, index0: f64) -> bool {
-        matches!(self.value, Val::Num(cols) if self.col0(index0) + 1.0 == cols)
+        matches!(self.value, Val::Num(cols) if self.col(index0) == cols)
     }
 }
 
@@ -281,7 +286,7 @@ impl<'a> Val<'a> {
                     ("valueOf", _) => Val::string(stringify(self)),
                     ("cols", Some(t)) => t.value.clone(),
                     ("row", Some(t)) => Val::Num(t.row(at)),
-                    ("col", Some(t)) => Val::Num(t.col0(at) + 1.0),
+                    ("col", Some(t)) => Val::Num(t.col(at)),
                     ("col0", Some(t)) => Val::Num(t.col0(at)),
                     ("col_first", Some(t)) => Val::Bool(t.col0(at) == 0.0),
                     ("col_last", Some(t)) => Val::Bool(t.col_last(at)),
@@ -756,9 +761,8 @@ pub(crate) fn js_slice_index(n: f64, len: usize) -> usize {
 pub(crate) fn js_plus<'a>(a: &Val<'a>, b: &Val<'a>) -> Val<'a> {
     fn text<'v>(v: &'v Val<'_>) -> Option<Cow<'v, str>> {
         match v {
-            Val::S(_) | Val::Str(_) | Val::Json(_) | Val::Arr(_) | Val::Group(_) => {
-                Some(Cow::Owned(js_string(v)))
-            }
+            Val::S(_) | Val::Str(_) => v.as_str().map(Cow::Borrowed),
+            Val::Json(_) | Val::Arr(_) | Val::Group(_) => Some(Cow::Owned(js_string(v))),
             Val::Empty | Val::Blank | Val::Loop(_) => Some(stringify(v)),
             Val::Undef | Val::Nil | Val::NilDrop | Val::Bool(_) | Val::Num(_) => None,
         }
