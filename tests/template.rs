@@ -755,7 +755,7 @@ fn first_and_last_of_an_empty_string_are_defined() {
 /// A loop's drop is one object for the whole run of the loop, as in LiquidJS 10.30.1: a drop
 /// kept in a variable reads the pass the loop is on, and after the loop where it stopped
 /// (its `i` is the length after the last pass, not after a `break`). `==` compares drops by
-/// their `valueOf` (their JSON), `uniq` by identity. LiquidJS 10.30.1's answers.
+/// their `valueOf` (their JSON), as do `<` and `>`, and `uniq` by identity. LiquidJS 10.30.1's answers.
 #[test]
 fn a_loop_drop_is_one_object_for_the_whole_loop() {
     let context = json!({"tags": ["a", "b"]});
@@ -791,6 +791,15 @@ fn a_loop_drop_is_one_object_for_the_whole_loop() {
         (
             "{% for y in (1..2) %}{% assign a = forloop %}{% assign u = tags | push: a | push: forloop | uniq %}{{ u | size }}{% endfor %}",
             "33",
+        ),
+        // `<` and `>` read the drop's `valueOf` too: `{"i":…` sorts after `[z`
+        (
+            "{% for x in (1..2) %}{% if forloop < '[z' %}y{% else %}n{% endif %}{% endfor %}",
+            "nn",
+        ),
+        (
+            "{% for x in (1..2) %}{% if forloop > '{' %}y{% else %}n{% endif %}{% endfor %}",
+            "yy",
         ),
     ];
     assert_outputs(&context, cases);

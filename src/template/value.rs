@@ -542,17 +542,22 @@ fn blank_equals(v: &Val<'_>) -> bool {
     }
 }
 
-enum Prim {
-    S(String),
+/// A value after ECMAScript's `ToPrimitive`: text (borrowed where the value is text already)
+/// or a number.
+enum Prim<'v> {
+    S(Cow<'v, str>),
     N(f64),
 }
 
-fn to_prim(v: &Val<'_>) -> Prim {
+/// `ToPrimitive`: strings stay, arrays and objects become their `toString`, and LiquidJS's
+/// drops their `valueOf` (`''` for `empty` and `blank`, the JSON of a loop drop); everything
+/// else is a number.
+fn to_prim<'v>(v: &'v Val<'_>) -> Prim<'v> {
     match v {
-        Val::S(_) | Val::Str(_) => Prim::S(v.as_str().unwrap_or("").to_string()),
-        Val::Json(_) | Val::Arr(_) | Val::Loop(_) | Val::Group(_) => Prim::S(js_string(v)),
-        Val::Empty | Val::Blank => Prim::S(String::new()),
-        _ => Prim::N(to_number(v)),
+        Val::S(_) | Val::Str(_) => Prim::S(Cow::Borrowed(v.as_str().unwrap_or(""))),
+        Val::Json(_) | Val::Arr(_) | Val::Group(_) => Prim::S(Cow::Owned(js_string(v))),
+        Val::Empty | Val::Blank | Val::Loop(_) => Prim::S(stringify(v)),
+        Val::Undef | Val::Nil | Val::NilDrop | Val::Bool(_) | Val::Num(_) => Prim::N(to_number(v)),
     }
 }
 
@@ -756,23 +761,17 @@ pub(crate) fn js_slice_index(n: f64, len: usize) -> usize {
 }
 
 /// JavaScript's `a + b` on Liquid values: concatenation when either is text after
-/// `ToPrimitive` (strings, arrays, objects, and the drops whose `valueOf` is text), else
-/// numeric addition.
+/// `ToPrimitive` ([`to_prim`]), else numeric addition.
 pub(crate) fn js_plus<'a>(a: &Val<'a>, b: &Val<'a>) -> Val<'a> {
-    fn text<'v>(v: &'v Val<'_>) -> Option<Cow<'v, str>> {
-        match v {
-            Val::S(_) | Val::Str(_) => v.as_str().map(Cow::Borrowed),
-            Val::Json(_) | Val::Arr(_) | Val::Group(_) => Some(Cow::Owned(js_string(v))),
-            Val::Empty | Val::Blank | Val::Loop(_) => Some(stringify(v)),
-            Val::Undef | Val::Nil | Val::NilDrop | Val::Bool(_) | Val::Num(_) => None,
-        }
-    }
-    match (text(a), text(b)) {
-        (None, None) => Val::Num(to_number(a) + to_number(b)),
-        (ta, tb) => {
-            let ta = ta.unwrap_or_else(|| Cow::Owned(js_string(a)));
-            let tb = tb.unwrap_or_else(|| Cow::Owned(js_string(b)));
-            Val::string(format!("{ta}{tb}"))
+    match (to_prim(a), to_prim(b)) {
+        (Prim::N(x), Prim::N(y)) => Val::Num(x + y),
+        (pa, pb) => {
+            // a number's side is written as `String(x)`: `null`, `undefined`, `true`, …
+            let text = |p: Prim<'_>, v: &Val<'_>| match p {
+                Prim::S(s) => s.into_owned(),
+                Prim::N(_) => js_string(v),
+            };
+            Val::string(text(pa, a) + &text(pb, b))
         }
     }
 }
