@@ -125,7 +125,7 @@ fn read_paths_stop_where_the_value_decides() {
     assert_eq!(
         paths("{{ a.b.c }}{{ a.tags.size }}{{ o[0].id }}{{ s['x.y'].max }}{{ a[k].z }}"),
         Some(
-            vec!["a:b.c", "a:tags", "o:", "s:x.y.max", "k:", "a:"]
+            vec!["a:b.c", "a:tags", "o:", "s:x.y.max", "a:", "k:"]
                 .into_iter()
                 .map(String::from)
                 .collect()

@@ -1245,3 +1245,71 @@ fn json_indents_as_json_stringify_does() {
     ];
     assert_outputs(&context, cases);
 }
+
+#[test]
+fn a_local_read_still_reports_the_globals_in_its_brackets() {
+    let t = CompiledTemplate::parse(
+        "{% for x in a %}{{ x[b.c] }}{{ forloop[d[e]].f }}{% endfor %}{% assign y = 1 %}{{ y[g] }}",
+    )
+    .expect("parses");
+    let globals: Vec<String> = t
+        .globals()
+        .expect("no partials")
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    // as LiquidJS: a path before the variables in its brackets
+    assert_eq!(globals, ["a", "b.c", "d[e]", "e", "g"]);
+    // LiquidJS's order: by root in order of first appearance, duplicates once
+    let t = CompiledTemplate::parse("{{ b.x }}{{ a }}{{ b.y }}{{ a }}{{ b.x }}{{ c }}{{ a.z }}")
+        .expect("parses");
+    let globals: Vec<String> = t
+        .globals()
+        .expect("no partials")
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    assert_eq!(globals, ["b.x", "b.y", "a", "a.z", "c"]);
+    // a local's hidden key may read anything: no static list of paths
+    let t = CompiledTemplate::parse("{% for x in a %}{{ x[(1..n)] }}{% endfor %}").expect("parses");
+    assert!(t.read_paths().is_none());
+    let t = CompiledTemplate::parse("{% for x in a %}{{ x[0].y }}{% endfor %}").expect("parses");
+    assert_eq!(t.read_paths(), Some(vec![("a", vec![])]));
+}
+
+/// LiquidJS 10.30.1's `globalVariableSegmentsSync` on paths with bracketed variables, literal
+/// roots and hidden keys (answers taken from the peer).
+#[test]
+fn bracketed_variables_and_literal_roots_read_as_liquidjs_reads_them() {
+    let cases = [
+        ("{{ x[b[c]] }}", r#"[["x",["b",["c"]]],["b",["c"]],["c"]]"#),
+        ("{{ [k.m].y }}", r#"[["k","m","y"]]"#),
+        ("{{ [k[j]].z }}", r#"[["k",["j"],"z"],["j"]]"#),
+        (
+            "{{ [k.m[j]][i] }}",
+            r#"[["k","m",["j"],["i"]],["j"],["i"]]"#,
+        ),
+        ("{{ [[k].m].y }}", r#"[["k","m","y"]]"#),
+        ("{% assign k = 1 %}{{ [k].y }}", "[]"),
+        ("{% assign z = 1 %}{{ z[b[c]] }}", r#"[["b",["c"]],["c"]]"#),
+        ("{{ nil[k].y }}", r#"[["k","y"]]"#),
+        ("{{ (1..2)[k].y }}", r#"[["k","y"]]"#),
+        ("{{ [nil][k].y }}", r#"[["k"]]"#),
+        ("{{ [k][nil].x }}", r#"[["k","x"]]"#),
+        ("{{ \"a\".b }}", r#"[["b"]]"#),
+        ("{{ \"s\"[k] }}", r#"[["k"]]"#),
+        ("{{ 2[0].x }}", "[]"),
+        ("{{ [0].y }}", "[]"),
+    ];
+    for (src, want) in cases {
+        let t = CompiledTemplate::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let got: Vec<Value> = t
+            .globals()
+            .expect("no partials")
+            .iter()
+            .map(|v| Value::Array(v.segments().iter().map(|s| s.to_json()).collect()))
+            .collect();
+        let want: Value = serde_json::from_str(want).expect("JSON");
+        assert_eq!(Value::Array(got), want, "{src}");
+    }
+}

@@ -160,36 +160,49 @@ impl<'s> Analyzer<'s> {
         self.template_scope.contains(&name) || self.blocks.iter().any(|b| b.contains(&name))
     }
 
-    fn variable(&mut self, segments: Vec<Segment>, offset: usize) {
-        // nested variables are reads of their own
-        for s in &segments {
-            if let Segment::Variable(inner) = s {
-                self.variable(inner.clone(), offset);
-            }
-        }
-        match segments.first() {
-            Some(Segment::Key(root)) if !self.in_scope(root) => {
-                self.globals.push(VariableRef { segments, offset });
-            }
-            Some(Segment::Key(_)) => {}
-            // `[k]`: the global's name is a value
-            _ => self.opaque = true,
-        }
-    }
-
     fn expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Range(l, r) => {
                 self.expr(l);
                 self.expr(r);
             }
-            ExprKind::Path { .. } => {
-                let segs = path_segments(self.src, e, &mut self.opaque);
-                if !segs.is_empty() {
-                    self.variable(segs, e.begin);
-                }
-            }
+            ExprKind::Path { .. } => self.path(e, e.begin),
             _ => {}
+        }
+    }
+
+    /// A property-access expression read at `offset`, then (as LiquidJS orders them) the
+    /// variables in its brackets, each a read of its own. The segments are built only for a
+    /// global, the one kind of read the analysis reports: a read of a name in scope is only
+    /// walked for its brackets.
+    fn path(&mut self, e: &Expr, offset: usize) {
+        let (root, props) = path_parts(e);
+        if !path_root(self.src, props).is_some_and(|name| self.in_scope(name)) {
+            let segments = path_segments(self.src, props);
+            match segments.first() {
+                Some(Segment::Key(_)) => self.globals.push(VariableRef { segments, offset }),
+                // `[0].y`, `[nil][k]`: the global is named by a value
+                Some(_) => self.opaque = true,
+                None => {}
+            }
+        }
+        self.brackets(root, props, offset);
+    }
+
+    /// The variables in a path's brackets, read at `offset`. A path led by a bracketed
+    /// variable is read as that variable's path (LiquidJS flattens it), so the leading one is
+    /// not a read of its own, but the variables in its brackets are.
+    fn brackets(&mut self, root: Option<&Expr>, props: &[Prop], offset: usize) {
+        self.opaque |= hides_a_read(root, props);
+        for (i, p) in props.iter().enumerate() {
+            match p {
+                Prop::Path(inner) if i == 0 => {
+                    let (root, props) = path_parts(inner);
+                    self.brackets(root, props, offset);
+                }
+                Prop::Path(inner) => self.path(inner, offset),
+                _ => {}
+            }
         }
     }
 
@@ -354,37 +367,60 @@ impl<'s> Analyzer<'s> {
     }
 }
 
-/// The segments of a property-access expression, as `extractPropertyAccessVariable` builds
-/// them: a leading string or number counts, a leading literal or range does not, and bracket
-/// keys that are literals or ranges are skipped.
-///
-/// Sets `hidden` when the path has a part the analysis cannot see, at any depth: a key
-/// `a[nil]`, `a[(1..n)]`, or a range it starts from, `(1..n).size`. The render evaluates
-/// those, and they may read globals.
-fn path_segments(src: &str, e: &Expr, hidden: &mut bool) -> Vec<Segment> {
-    let mut segs = Vec::new();
-    if let ExprKind::Path { root, props } = &e.kind {
-        match root.as_deref().map(|r| &r.kind) {
-            Some(ExprKind::Str(s)) => segs.push(Segment::Key(s.get(src).to_string())),
-            Some(ExprKind::Num(n)) => segs.push(Segment::Index(*n)),
-            Some(ExprKind::Range(..)) => *hidden = true,
-            _ => {}
-        }
-        for p in props.as_slice() {
-            match p {
-                Prop::Ident(b, e) => {
-                    segs.push(Segment::Key(src.get(*b..*e).unwrap_or("").to_string()))
-                }
-                Prop::Quoted(s) => segs.push(Segment::Key(s.get(src).to_string())),
-                Prop::Num(n) => segs.push(Segment::Index(*n)),
-                Prop::Path(inner) => {
-                    segs.push(Segment::Variable(path_segments(src, inner, hidden)))
-                }
-                Prop::Other(_) => *hidden = true,
+/// A path's root value (a literal, string, number or range it starts from) and its
+/// properties; none for another expression.
+fn path_parts(e: &Expr) -> (Option<&Expr>, &[Prop]) {
+    match &e.kind {
+        ExprKind::Path { root, props } => (root.as_deref(), props.as_slice()),
+        _ => (None, &[]),
+    }
+}
+
+/// The segments of a path, as LiquidJS's `extractPropertyAccessVariable` builds them from its
+/// properties: a root value gives none (`"a".b` reads `b`), nor does a bracketed literal or
+/// range (`a[nil].b` reads `a.b`); a bracketed variable leading the path gives its own
+/// segments (`[k.m].y` reads `k.m.y`), one further on a nested variable (`a[k.m]`).
+fn path_segments(src: &str, props: &[Prop]) -> Vec<Segment> {
+    let mut segs = Vec::with_capacity(props.len());
+    for (i, p) in props.iter().enumerate() {
+        match p {
+            Prop::Ident(b, e) => segs.push(Segment::Key(src.get(*b..*e).unwrap_or("").to_string())),
+            Prop::Quoted(s) => segs.push(Segment::Key(s.get(src).to_string())),
+            Prop::Num(n) => segs.push(Segment::Index(*n)),
+            Prop::Path(inner) if i == 0 => segs.extend(path_segments(src, path_parts(inner).1)),
+            Prop::Path(inner) => {
+                segs.push(Segment::Variable(path_segments(src, path_parts(inner).1)))
             }
+            Prop::Other(_) => {}
         }
     }
     segs
+}
+
+/// The root name of the read [`path_segments`] builds (its first segment, when a key).
+fn path_root<'a>(src: &'a str, props: &'a [Prop]) -> Option<&'a str> {
+    if let Some(Prop::Path(inner)) = props.first() {
+        return path_root(src, path_parts(inner).1);
+    }
+    for p in props {
+        match p {
+            Prop::Ident(b, e) => return Some(src.get(*b..*e).unwrap_or("")),
+            Prop::Quoted(s) => return Some(s.get(src)),
+            Prop::Num(_) | Prop::Path(_) => return None,
+            Prop::Other(_) => {}
+        }
+    }
+    None
+}
+
+/// Whether this level of a path hides from its segments a read the render makes, so that no
+/// static list of paths covers the render: a range it starts from (`(1..n).size`), a
+/// bracketed literal or range (`a[(1..n)]`), or a bracketed variable leading it (`[k].y`
+/// reads the global `k` names, `nil[k]` reads `k` whole).
+fn hides_a_read(root: Option<&Expr>, props: &[Prop]) -> bool {
+    matches!(root.map(|r| &r.kind), Some(ExprKind::Range(..)))
+        || matches!(props.first(), Some(Prop::Path(_)))
+        || props.iter().any(|p| matches!(p, Prop::Other(_)))
 }
 
 /// Why runstart cannot render filter call `f` as LiquidJS does, if it cannot: the deploy
@@ -484,20 +520,34 @@ pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
 /// Global reads in LiquidJS's order: grouped by root in order of first appearance, then in
 /// source order; exact duplicates removed.
 pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<&VariableRef> {
+    // Each read with the rank of its root's first appearance, ordered by rank (stable, so
+    // source order within a root); a duplicate can only sit in its own root's run.
     let mut roots: Vec<&str> = Vec::new();
-    for g in reads {
-        if let Some(r) = g.root()
-            && !roots.contains(&r)
-        {
-            roots.push(r);
+    let mut ranked: Vec<(usize, &VariableRef)> = reads
+        .iter()
+        .filter_map(|g| {
+            let root = g.root()?;
+            let rank = roots.iter().position(|&r| r == root).unwrap_or_else(|| {
+                roots.push(root);
+                roots.len() - 1
+            });
+            Some((rank, g))
+        })
+        .collect();
+    ranked.sort_by_key(|&(rank, _)| rank);
+    let mut globals: Vec<&VariableRef> = Vec::with_capacity(ranked.len());
+    let mut run_start = 0;
+    let mut run_rank = 0;
+    for (rank, g) in ranked {
+        if rank != run_rank {
+            run_rank = rank;
+            run_start = globals.len();
         }
-    }
-    let mut globals: Vec<&VariableRef> = Vec::with_capacity(reads.len());
-    for r in roots {
-        for g in reads.iter().filter(|g| g.root() == Some(r)) {
-            if !globals.iter().any(|x| x.segments == g.segments) {
-                globals.push(g);
-            }
+        if !globals[run_start..]
+            .iter()
+            .any(|x| x.segments == g.segments)
+        {
+            globals.push(g);
         }
     }
     globals
