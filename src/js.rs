@@ -25,6 +25,24 @@ pub(crate) fn is_js_space(c: char) -> bool {
     )
 }
 
+/// The value of `key` when it is an array index, ECMAScript's name for a property key that is
+/// the canonical text of an integer below 2³² − 1 (`"0"`, `"17"`; not `"01"`, `"-1"`,
+/// `"2.5"`). An object lists those keys first, in ascending order, then its other string keys
+/// in insertion order, so any answer built from an object's keys follows that order.
+pub(crate) fn array_index(key: &str) -> Option<u32> {
+    let b = key.as_bytes();
+    if b.is_empty() || b.len() > 10 || (b.len() > 1 && b[0] == b'0') {
+        return None;
+    }
+    if !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    key.parse::<u64>()
+        .ok()
+        .filter(|&n| n < u64::from(u32::MAX))
+        .and_then(|n| u32::try_from(n).ok())
+}
+
 /// The decimal digits of `n`, written from the end of `buf` (a `u64` has at most 20). Printing
 /// a count is most of what a template does with numbers, and `write!` spends more on its
 /// formatting machinery than on the digits.
@@ -170,6 +188,26 @@ impl Write for StackBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn array_indices_are_canonical_integers_below_two_to_the_32_minus_1() {
+        assert_eq!(array_index("0"), Some(0));
+        assert_eq!(array_index("17"), Some(17));
+        assert_eq!(array_index("4294967294"), Some(4_294_967_294));
+        for not in [
+            "",
+            "01",
+            "-1",
+            "2.5",
+            "+1",
+            "4294967295",
+            "99999999999",
+            "1e3",
+            " 1",
+        ] {
+            assert_eq!(array_index(not), None, "{not:?}");
+        }
+    }
 
     #[test]
     fn formats_like_javascript() {

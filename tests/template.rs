@@ -1300,6 +1300,16 @@ fn bracketed_variables_and_literal_roots_read_as_liquidjs_reads_them() {
         ("{{ \"s\"[k] }}", r#"[["k"]]"#),
         ("{{ 2[0].x }}", "[]"),
         ("{{ [0].y }}", "[]"),
+        // a leading variable without segments leaves the lead to what follows it
+        (
+            "{% for k in a %}{{ [[blank]][empty][\"k\"] }}{{ [true[nil]].forloop.x }}{% endfor %}",
+            r#"[["a"]]"#,
+        ),
+        // roots are the keys of a JavaScript object: array indices first, ascending
+        (
+            "{{ b }}{{ 2.x }}{{ 10.y }}{{ 01.z }}{{ a }}{{ 2.w }}{{ -1.v }}",
+            r#"[["2","x"],["2","w"],["10","y"],["b"],["01","z"],["a"],["-1","v"]]"#,
+        ),
     ];
     for (src, want) in cases {
         let t = CompiledTemplate::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));

@@ -397,20 +397,37 @@ fn path_segments(src: &str, props: &[Prop]) -> Vec<Segment> {
     segs
 }
 
-/// The root name of the read [`path_segments`] builds (its first segment, when a key).
+/// The root name of the read [`path_segments`] builds: its first segment, when a key.
 fn path_root<'a>(src: &'a str, props: &'a [Prop]) -> Option<&'a str> {
-    if let Some(Prop::Path(inner)) = props.first() {
-        return path_root(src, path_parts(inner).1);
+    match first_segment(src, props) {
+        FirstSegment::Key(name) => Some(name),
+        FirstSegment::Other | FirstSegment::None => None,
     }
-    for p in props {
+}
+
+/// The first of a path's segments, found as [`path_segments`] builds them.
+enum FirstSegment<'a> {
+    Key(&'a str),
+    /// A number or a nested variable.
+    Other,
+    None,
+}
+
+fn first_segment<'a>(src: &'a str, props: &'a [Prop]) -> FirstSegment<'a> {
+    for (i, p) in props.iter().enumerate() {
         match p {
-            Prop::Ident(b, e) => return Some(src.get(*b..*e).unwrap_or("")),
-            Prop::Quoted(s) => return Some(s.get(src)),
-            Prop::Num(_) | Prop::Path(_) => return None,
+            Prop::Ident(b, e) => return FirstSegment::Key(src.get(*b..*e).unwrap_or("")),
+            Prop::Quoted(s) => return FirstSegment::Key(s.get(src)),
+            // a leading variable's segments, when it has some, lead
+            Prop::Path(inner) if i == 0 => match first_segment(src, path_parts(inner).1) {
+                FirstSegment::None => {}
+                first => return first,
+            },
+            Prop::Num(_) | Prop::Path(_) => return FirstSegment::Other,
             Prop::Other(_) => {}
         }
     }
-    None
+    FirstSegment::None
 }
 
 /// Whether this level of a path hides from its segments a read the render makes, so that no
@@ -517,30 +534,36 @@ pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
     }
 }
 
-/// Global reads in LiquidJS's order: grouped by root in order of first appearance, then in
-/// source order; exact duplicates removed.
+/// Global reads in LiquidJS's order: grouped by root, then in source order; exact duplicates
+/// removed. LiquidJS groups them in a JavaScript object keyed by root, so the roots come in
+/// that object's key order: array indices (`"0"`, `"2"`) first, ascending, then the other
+/// names in order of first appearance.
 pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<&VariableRef> {
-    // Each read with the rank of its root's first appearance, ordered by rank (stable, so
-    // source order within a root); a duplicate can only sit in its own root's run.
+    // Each read with its root's place in that order, sorted by it (stable, so source order
+    // within a root); a duplicate can only sit in its own root's run.
     let mut roots: Vec<&str> = Vec::new();
-    let mut ranked: Vec<(usize, &VariableRef)> = reads
+    let mut placed: Vec<((bool, u32, usize), &VariableRef)> = reads
         .iter()
         .filter_map(|g| {
             let root = g.root()?;
-            let rank = roots.iter().position(|&r| r == root).unwrap_or_else(|| {
+            let seen = roots.iter().position(|&r| r == root).unwrap_or_else(|| {
                 roots.push(root);
                 roots.len() - 1
             });
-            Some((rank, g))
+            let place = match crate::js::array_index(root) {
+                Some(i) => (false, i, 0),
+                None => (true, 0, seen),
+            };
+            Some((place, g))
         })
         .collect();
-    ranked.sort_by_key(|&(rank, _)| rank);
-    let mut globals: Vec<&VariableRef> = Vec::with_capacity(ranked.len());
+    placed.sort_by_key(|&(place, _)| place);
+    let mut globals: Vec<&VariableRef> = Vec::with_capacity(placed.len());
     let mut run_start = 0;
-    let mut run_rank = 0;
-    for (rank, g) in ranked {
-        if rank != run_rank {
-            run_rank = rank;
+    let mut run_place = None;
+    for (place, g) in placed {
+        if run_place != Some(place) {
+            run_place = Some(place);
             run_start = globals.len();
         }
         if !globals[run_start..]
