@@ -1323,3 +1323,34 @@ fn bracketed_variables_and_literal_roots_read_as_liquidjs_reads_them() {
         assert_eq!(Value::Array(got), want, "{src}");
     }
 }
+
+/// LiquidJS 10.30.1's answers (taken from the peer): a name no scope holds is read from the
+/// engine's empty globals, where `size` is 0; a drop used as a key reads its `valueOf`.
+#[test]
+fn size_at_the_root_and_drops_as_keys_read_as_liquidjs_reads_them() {
+    let context = json!({"o": {"": "E", "null": "N", "1,2": "R"}, "a": 1});
+    assert_renders(
+        &context,
+        &[
+            ("{{ size }}", Ok("0")),
+            (
+                "{% assign x = 1 %}{% for i in (1..2) %}{{ size }}{% endfor %}",
+                Ok("00"),
+            ),
+            ("{{ size | plus: 1 }}", Ok("1")),
+            ("{% assign size = 5 %}{{ size }}", Ok("5")),
+            ("{{ size.x }}", Err("undefined variable: size.x")),
+            ("{{ first }}", Err("undefined variable: first")),
+            (
+                "{{ o[empty] }}{{ o[blank] }}{{ o[nil] }}{{ o[(1..2)] }}",
+                Ok("EENR"),
+            ),
+            ("{{ a[empty] }}", Err("undefined variable: a.")),
+            (
+                "{% for i in (1..1) %}{{ a[forloop] }}{% endfor %}",
+                Err(r#"undefined variable: a.{"i":0,"length":1,"name":"i-(1..1)"}"#),
+            ),
+        ],
+    );
+    assert_renders(&json!({"size": 7}), &[("{{ size }}", Ok("7"))]);
+}

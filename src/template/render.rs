@@ -13,7 +13,7 @@ use super::limits::MAX_RENDER_SIZE;
 use super::parameter::PromptParameter;
 use super::value::{
     LoopInfo, TableCols, Val, js_equals, js_less, js_less_eq, js_num, js_plus, js_slice_index,
-    js_string, to_enumerable, to_number, write_val,
+    js_string, key_text, to_enumerable, to_number, write_val,
 };
 use serde_json::{Map, Value};
 use smallvec::{SmallVec, smallvec};
@@ -729,7 +729,12 @@ impl<'a> Renderer<'a> {
         if let Some((_, v)) = self.env_over.iter().find(|(k, _)| *k == name) {
             return v.clone();
         }
-        self.globals.get(name)
+        match self.globals.get(name) {
+            // LiquidJS reads a name no scope holds from its empty engine globals, and `size`
+            // of an empty object is 0 (`first` and `last` of one are undefined)
+            Val::Undef if name == "size" => Val::Num(0.0),
+            v => v,
+        }
     }
 
     fn path(&mut self, root: Option<&'a Expr>, props: &'a [Prop], pos: usize) -> RResult<Val<'a>> {
@@ -771,7 +776,7 @@ impl<'a> Renderer<'a> {
                 match key_at(i, dynamic) {
                     Val::Nil | Val::NilDrop | Val::Undef => {}
                     Val::S(s) => message.push_str(s),
-                    k => message.push_str(&js_string(&k)),
+                    k => message.push_str(&key_text(&k)),
                 }
             }
             RenderError::undefined_message(message, pos)

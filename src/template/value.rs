@@ -421,12 +421,17 @@ pub(crate) fn to_number(v: &Val<'_>) -> f64 {
 /// `Number.prototype.toString()`.
 pub(crate) use crate::js::js_number as js_num;
 
-/// `js_string(key)` as a property name, borrowed when the key is already a string (the
-/// common case: `customer.name` reads a key without building one).
-fn key_text<'k>(key: &'k Val<'_>) -> Cow<'k, str> {
-    match key.as_str() {
-        Some(s) => Cow::Borrowed(s),
-        None => Cow::Owned(js_string(key)),
+/// A value as a property name: LiquidJS's `toValue` (a drop's `valueOf`: `""` for `empty`
+/// and `blank`, a loop drop's JSON), then `String(key)`; borrowed when the key is already a
+/// string (the common case: `customer.name` reads a key without building one).
+pub(crate) fn key_text<'k>(key: &'k Val<'_>) -> Cow<'k, str> {
+    match key {
+        // LiquidJS reads a key's `toValue` first: a drop's `valueOf`
+        Val::Empty | Val::Blank | Val::Loop(_) => stringify(key),
+        _ => match key.as_str() {
+            Some(s) => Cow::Borrowed(s),
+            None => Cow::Owned(js_string(key)),
+        },
     }
 }
 
