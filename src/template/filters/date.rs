@@ -129,8 +129,10 @@ fn parse_iso(s: &str) -> Option<f64> {
 /// is 2000-01-02, `"1,2,3"` is 2003-01-02), or year, month, day when the first has three
 /// digits or more (`"2025-01-02"` after a space-separated time); a month name takes the
 /// month's place (`"March 14, 2016"`); `h:mm[:ss]` with `am`/`pm` is the time, and after
-/// it `+hhmm`, `-hh:mm`, `Z`, `UTC` or `GMT` the offset (local time, here UTC, without
-/// one); other words are skipped; no number means invalid.
+/// it `+hhmm`, `-hh:mm`, `Z`, `UTC`, `GMT` or a US zone (`EST`, `PDT`, …) the offset (local
+/// time, here UTC, without one). Other words are skipped before the first number and make
+/// the text invalid after it (`"x 3"` is a date, `"3 x"` is not), as does a second sign or a
+/// `)` after a number; no number means invalid.
 fn parse_legacy(s: &str) -> Option<f64> {
     let parts = LegacyParts::scan(s)?;
     if parts.nums.is_empty() && parts.month.is_none() {
@@ -167,6 +169,10 @@ struct LegacyParts {
     time: Option<(i64, i64, i64, i64)>,
     offset_min: Option<i64>,
     pm: Option<bool>,
+    /// A number has been read (words after one are not skipped).
+    read_number: bool,
+    /// The offset came from a UTC name, so a signed offset may follow (`UTC+2`).
+    utc_named: bool,
 }
 
 /// The end of the run of ASCII digits starting at `b[i]`.
@@ -197,6 +203,8 @@ impl LegacyParts {
             time: None,
             offset_min: None,
             pm: None,
+            read_number: false,
+            utc_named: false,
         };
         let mut i = 0;
         while i < b.len() {
@@ -206,34 +214,51 @@ impl LegacyParts {
                 if b.get(j) == Some(&b':') && parts.time.is_none() {
                     let (time, end) = legacy_time(s, i, j)?;
                     parts.time = Some(time);
+                    parts.read_number = true;
                     i = end;
                     continue;
                 }
                 parts.nums.push((legacy_value(s, i, j), j - i));
+                parts.read_number = true;
                 i = j;
-            } else if (c == b'+' || c == b'-')
-                && parts.time.is_some()
-                && b.get(i + 1).is_some_and(u8::is_ascii_digit)
-            {
+                if b.get(i) == Some(&b'-') {
+                    i += 1;
+                }
+            } else if (c == b'+' || c == b'-') && (parts.time.is_some() || parts.utc_named) {
                 let j = digits_end(b, i + 1);
                 let sign = if c == b'-' { -1 } else { 1 };
                 let (hh, mm, end) = if b.get(j) == Some(&b':') {
                     let k = digits_end(b, j + 1);
                     (legacy_value(s, i + 1, j), legacy_value(s, j + 1, k), k)
-                } else if j - (i + 1) == 4 {
-                    (legacy_value(s, i + 1, i + 3), legacy_value(s, i + 3, j), j)
                 } else {
-                    (legacy_value(s, i + 1, j), 0, j)
+                    match j - (i + 1) {
+                        0 => (0, 0, j),
+                        1 | 2 => (legacy_value(s, i + 1, j), 0, j),
+                        3 | 4 => {
+                            let n = legacy_value(s, i + 1, j);
+                            (n / 100, n % 100, j)
+                        }
+                        _ => return None,
+                    }
                 };
                 parts.offset_min = Some(sign * (hh * 60 + mm));
+                parts.read_number = true;
                 i = end;
+            } else if (c == b'+' || c == b'-' || c == b')') && parts.read_number {
+                // the one `-` a date number may be followed by was skipped with it
+                return None;
             } else if c.is_ascii_alphabetic() {
                 let mut j = i;
                 while j < b.len() && b[j].is_ascii_alphabetic() {
                     j += 1;
                 }
-                parts.word(&s.get(i..j).unwrap_or("").to_ascii_lowercase());
+                let word = s.get(i..j).unwrap_or("").to_ascii_lowercase();
+                let touches_a_number = b.get(j).is_some_and(u8::is_ascii_digit);
+                parts.word(&word, touches_a_number)?;
                 i = j;
+                if parts.month.is_some() && b.get(i) == Some(&b'-') {
+                    i += 1;
+                }
             } else {
                 i += 1;
             }
@@ -241,24 +266,47 @@ impl LegacyParts {
         Some(parts)
     }
 
-    /// A word: `am`/`pm`, a UTC name, or a month name (its first three letters); others are
-    /// skipped.
-    fn word(&mut self, word: &str) {
-        match word {
-            "am" | "a" => self.pm = Some(false),
-            "pm" | "p" => self.pm = Some(true),
-            "z" | "utc" | "gmt" | "ut" => self.offset_min = Some(0),
-            w if w.len() >= 3 => {
-                if let Some(m) = MONTHS.iter().position(|name| {
-                    name.to_ascii_lowercase()
-                        .starts_with(w.get(..3).unwrap_or(""))
-                }) {
-                    self.month = Some(m as i64 + 1);
-                }
+    /// A word, looked up as V8 does, by its first three letters (a longer word matches
+    /// only a month name): after a time `am`/`pm`, a month, or after a number a zone name. Any other word
+    /// (`t` and the day names included) is skipped before the first number, if it does not
+    /// run into one (`"x3"`), and makes the text invalid after it: `None`.
+    fn word(&mut self, word: &str, touches_a_number: bool) -> Option<()> {
+        let prefix = word.get(..3).unwrap_or(word);
+        let month = MONTHS.iter().position(|name| {
+            name.get(..3)
+                .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+        });
+        // a word longer than three letters is a keyword only as a month name
+        let keyword = word.len() <= 3 || month.is_some();
+        match prefix {
+            // before a time, `am` and `pm` are words like any other
+            "am" | "pm" if keyword && self.time.is_some() => self.pm = Some(prefix == "pm"),
+            _ if let Some(m) = month => self.month = Some(m as i64 + 1),
+            _ if keyword
+                && self.read_number
+                && let Some(hours) = zone_hours(prefix) =>
+            {
+                self.offset_min = Some(hours * 60);
+                self.utc_named = hours == 0;
             }
+            _ if self.read_number || touches_a_number => return None,
             _ => {}
         }
+        Some(())
     }
+}
+
+/// The offset of a zone name V8's date parser knows, in hours.
+fn zone_hours(name: &str) -> Option<i64> {
+    Some(match name {
+        "ut" | "utc" | "z" | "gmt" => 0,
+        "edt" => -4,
+        "est" | "cdt" => -5,
+        "cst" | "mdt" => -6,
+        "mst" | "pdt" => -7,
+        "pst" => -8,
+        _ => return None,
+    })
 }
 
 /// `h:mm[:ss[.fff]]` whose hours are `s[i..j]` (`s[j]` is the colon): the time and the index
@@ -718,6 +766,34 @@ mod tests {
         );
         assert_eq!(parse_legacy("March 14, 2016"), parse_iso("2016-03-14"));
         assert_eq!(parse_legacy("5"), parse_iso("2001-05-01"));
+        // V8's answers (`new Date(s)` in Node 20): words are skipped before the first number
+        // and refused after it; zone names count after a number; one `-` may follow a number
+        let iso = |s: &str| parse_iso(s);
+        for (text, want) in [
+            ("x 3", iso("2001-03-01")),
+            ("EST 3", iso("2001-03-01")),
+            ("am 3", iso("2001-03-01")),
+            ("Mayday 3", iso("2001-05-03")),
+            ("Tue, 3 Mar 2020 10:00:00 EST", iso("2020-03-03T15:00:00Z")),
+            ("3 Mar 2020 10:00 PM PDT", iso("2020-03-04T05:00:00Z")),
+            ("3 UTC+2", iso("2001-02-28T22:00:00Z")),
+            ("10:00 +530 3", iso("2001-03-01T04:30:00Z")),
+            ("3-4-2020", iso("2020-03-04")),
+            ("Mar-3-2020", iso("2020-03-03")),
+            ("3,z", iso("2001-03-01")),
+            ("3 x", None),
+            ("3,ab", None),
+            ("x3", None),
+            ("3 am", None),
+            ("3 T", None),
+            ("3 sat", None),
+            ("3--4", None),
+            ("(3)", None),
+            ("10:00 +12345", None),
+            ("2020-01-02 x", None),
+        ] {
+            assert_eq!(parse_legacy(text), want, "{text}");
+        }
         // malformed times and offsets neither panic nor overflow
         for s in [
             "1:",
