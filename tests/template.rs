@@ -1354,3 +1354,21 @@ fn size_at_the_root_and_drops_as_keys_read_as_liquidjs_reads_them() {
     );
     assert_renders(&json!({"size": 7}), &[("{{ size }}", Ok("7"))]);
 }
+
+/// LiquidJS's `equals` is `===` between plain values: a property read that is undefined is not
+/// a context `null` (only the literal `nil`, a drop, equals both); answers taken from the peer.
+#[test]
+fn undefined_and_null_are_not_equal_in_where_and_reject() {
+    let context =
+        json!({"nul": null, "list": [], "orders": [{"id": 1, "x": null}, {"id": 2, "x": 0}]});
+    assert_outputs(
+        &context,
+        &[
+            ("{{ \"id\" | where: nul, nul }}", ""),
+            ("{{ \"a,b\" | where: list, nul }}", ""),
+            ("{{ 0 | reject: \"\", nul }}", "0"),
+            ("{{ orders | where: \"x\", nul | map: \"id\" | join }}", "1"),
+            ("{{ orders | where: \"x\", nil | map: \"id\" | join }}", "1"),
+        ],
+    );
+}

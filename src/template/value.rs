@@ -187,6 +187,8 @@ impl<'a> Val<'a> {
             (Val::Arr(a), Val::Arr(b)) => Rc::ptr_eq(a, b),
             (Val::Group(a), Val::Group(b)) => Rc::ptr_eq(a, b),
             (Val::Loop(a), Val::Loop(b)) => Rc::ptr_eq(a, b),
+            // the one NullDrop object is itself only
+            (Val::NilDrop, x) | (x, Val::NilDrop) => matches!(x, Val::NilDrop),
             _ => strict_eq_prim(self, o),
         }
     }
@@ -317,8 +319,12 @@ fn canonical_index(s: &str) -> Option<f64> {
 
 fn strict_eq_prim(a: &Val<'_>, b: &Val<'_>) -> bool {
     match (a, b) {
-        // `nil` is LiquidJS's NullDrop, equal to null and undefined alike
-        (Val::Undef | Val::Nil | Val::NilDrop, Val::Undef | Val::Nil | Val::NilDrop) => true,
+        // `nil` is LiquidJS's NullDrop, whose `equals` holds for null and undefined alike;
+        // between the plain values, `null === undefined` does not
+        (Val::NilDrop, Val::Undef | Val::Nil | Val::NilDrop)
+        | (Val::Undef | Val::Nil, Val::NilDrop)
+        | (Val::Undef, Val::Undef)
+        | (Val::Nil, Val::Nil) => true,
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::Num(x), Val::Num(y)) => x == y,
         (Val::Empty, Val::Empty) | (Val::Blank, Val::Blank) => true,

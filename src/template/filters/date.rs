@@ -111,7 +111,7 @@ fn parse_iso(s: &str) -> Option<f64> {
             return None;
         }
         let fr = match frac {
-            Some(x) if !x.is_empty() => {
+            Some(x) if !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()) => {
                 let x3: String = x.chars().chain("000".chars()).take(3).collect();
                 num(&x3)?
             }
@@ -126,18 +126,16 @@ fn parse_iso(s: &str) -> Option<f64> {
 
 /// V8's fallback date parser, for the shapes that reach `date` from plain values and text:
 /// numbers separated by anything read as month, day, year (`"5"` is 2001-05-01, `"1.2.0"`
-/// is 2000-01-02, `"1,2,3"` is 2003-01-02), or year, month, day when the first has three
-/// digits or more (`"2025-01-02"` after a space-separated time); a month name takes the
-/// month's place (`"March 14, 2016"`); `h:mm[:ss]` with `am`/`pm` is the time, and after
+/// is 2000-01-02, `"1,2,3"` is 2003-01-02), or year, month, day when the first cannot be a
+/// day (`"2025-01-02"` after a space-separated time, `"0-3"` is 2000-03-01; see
+/// [`legacy_date`]); a month name takes the month's place (`"March 14, 2016"`);
+/// `h:mm[:ss]` with `am`/`pm` is the time, and after
 /// it `+hhmm`, `-hh:mm`, `Z`, `UTC`, `GMT` or a US zone (`EST`, `PDT`, …) the offset (local
 /// time, here UTC, without one). Other words are skipped before the first number and make
 /// the text invalid after it (`"x 3"` is a date, `"3 x"` is not), as does a second sign or a
 /// `)` after a number; no number means invalid.
 fn parse_legacy(s: &str) -> Option<f64> {
     let parts = LegacyParts::scan(s)?;
-    if parts.nums.is_empty() && parts.month.is_none() {
-        return None;
-    }
     let (y, m, d) = legacy_date(&parts.nums, parts.month)?;
     // JS dates end at year 275760
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) || y > 275_760 {
@@ -247,16 +245,34 @@ impl LegacyParts {
             } else if (c == b'+' || c == b'-' || c == b')') && parts.read_number {
                 // the one `-` a date number may be followed by was skipped with it
                 return None;
-            } else if c.is_ascii_alphabetic() {
+            } else if c == b'(' {
+                // a comment, nested, to its `)` or the end
+                let mut depth = 0usize;
+                while let Some(&x) = b.get(i) {
+                    i += 1;
+                    match x {
+                        b'(' => depth += 1,
+                        b')' => {
+                            depth = depth.saturating_sub(1);
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            } else if c >= b'A' {
+                // V8 reads every character from `A` up as part of a word (`[`, `_`, `~` and
+                // non-ASCII ones too), so `"[1,2,3]"` has words touching its numbers
                 let mut j = i;
-                while j < b.len() && b[j].is_ascii_alphabetic() {
+                while j < b.len() && b[j] >= b'A' {
                     j += 1;
                 }
                 let word = s.get(i..j).unwrap_or("").to_ascii_lowercase();
                 let touches_a_number = b.get(j).is_some_and(u8::is_ascii_digit);
-                parts.word(&word, touches_a_number)?;
+                let month = parts.word(&word, touches_a_number)?;
                 i = j;
-                if parts.month.is_some() && b.get(i) == Some(&b'-') {
+                if month && b.get(i) == Some(&b'-') {
                     i += 1;
                 }
             } else {
@@ -270,7 +286,8 @@ impl LegacyParts {
     /// only a month name): after a time `am`/`pm`, a month, or after a number a zone name. Any other word
     /// (`t` and the day names included) is skipped before the first number, if it does not
     /// run into one (`"x3"`), and makes the text invalid after it: `None`.
-    fn word(&mut self, word: &str, touches_a_number: bool) -> Option<()> {
+    /// `Some(true)` for a month name.
+    fn word(&mut self, word: &str, touches_a_number: bool) -> Option<bool> {
         let prefix = word.get(..3).unwrap_or(word);
         let month = MONTHS.iter().position(|name| {
             name.get(..3)
@@ -281,7 +298,10 @@ impl LegacyParts {
         match prefix {
             // before a time, `am` and `pm` are words like any other
             "am" | "pm" if keyword && self.time.is_some() => self.pm = Some(prefix == "pm"),
-            _ if let Some(m) = month => self.month = Some(m as i64 + 1),
+            _ if let Some(m) = month => {
+                self.month = Some(m as i64 + 1);
+                return Some(true);
+            }
             _ if keyword
                 && self.read_number
                 && let Some(hours) = zone_hours(prefix) =>
@@ -292,7 +312,7 @@ impl LegacyParts {
             _ if self.read_number || touches_a_number => return None,
             _ => {}
         }
-        Some(())
+        Some(false)
     }
 }
 
@@ -335,40 +355,29 @@ fn legacy_time(s: &str, i: usize, j: usize) -> Option<((i64, i64, i64, i64), usi
     Some(((h, mi, sec, ms), end))
 }
 
-/// Year, month and day from the numbers and the month name: with a month name the numbers
-/// are day then year; else month, day, year, or year, month, day when the first of three
-/// has three digits or more. Two-digit years are 1950–2049; a missing year is 2001.
+/// Year, month and day from the numbers and the month name, as V8 composes them: the
+/// numbers, up to three, are padded with 1s; without a month name they are year, month, day
+/// when the first cannot be a day (0 or over 31), else month, day, year; with one, year then
+/// day when the first cannot be a day, else day then year. Years 0–49 are 2000–2049 and 50–99
+/// are 1950–1999 (so a missing year is 2001). A month name without a number is no date.
 fn legacy_date(nums: &[(i64, usize)], month: Option<i64>) -> Option<(i64, i64, i64)> {
-    let two_digit = |y: i64| {
-        if y < 50 {
-            y + 2000
-        } else if y < 100 {
-            y + 1900
-        } else {
-            y
-        }
+    if nums.is_empty() || nums.len() > 3 {
+        return None;
+    }
+    let n = |i: usize| nums.get(i).map_or(1, |n| n.0);
+    let first_is_a_day = (1..=31).contains(&n(0));
+    let (y, m, d) = match month {
+        None if first_is_a_day => (n(2), n(0), n(1)),
+        None => (n(0), n(1), n(2)),
+        Some(m) if first_is_a_day => (n(1), m, n(0)),
+        Some(m) => (n(0), m, n(1)),
     };
-    Some(match month {
-        Some(m) => {
-            if nums.len() > 2 {
-                return None;
-            }
-            let d = nums.first().map_or(1, |n| n.0);
-            let y = nums.get(1).map_or(2001, |n| two_digit(n.0));
-            (y, m, d)
-        }
-        None if nums.len() > 3 => return None,
-        None if nums.len() == 3 && nums[0].1 >= 3 => (nums[0].0, nums[1].0, nums[2].0),
-        None => {
-            let m = nums.first()?.0;
-            let d = nums.get(1).map_or(1, |n| n.0);
-            let y = match nums.get(2) {
-                Some(n) => two_digit(n.0),
-                None => 2001,
-            };
-            (y, m, d)
-        }
-    })
+    let y = match y {
+        0..=49 => y + 2000,
+        50..=99 => y + 1900,
+        _ => y,
+    };
+    Some((y, m, d))
 }
 
 fn timestamp(v: &Val<'_>) -> Option<f64> {
@@ -758,6 +767,10 @@ mod tests {
         );
         assert_eq!(strftime(ms, "%e|%j|%^a|%q|%%|%Q"), "17|260|THU|th|%|%Q");
         assert_eq!(parse_iso("2026-09-17"), Some(ms - 55_800_000.0));
+        // a fraction is digits only, however many
+        assert_eq!(parse_iso("2026-09-17T15:30:00.0001Z"), Some(ms));
+        assert_eq!(parse_iso("2026-09-17T15:30:00.000Zab"), None);
+        assert_eq!(parse_iso("2026-09-17T15:30:00.000ab"), None);
         assert_eq!(parse_legacy("1.2.0"), parse_iso("2000-01-02"));
         assert_eq!(parse_legacy("gold"), None);
         assert_eq!(
@@ -791,6 +804,18 @@ mod tests {
             ("(3)", None),
             ("10:00 +12345", None),
             ("2020-01-02 x", None),
+            ("0-3", iso("2000-03-01")),
+            ("45 3", iso("2045-03-01")),
+            ("0001 02 03", iso("2003-01-02")),
+            ("March 2016", iso("2016-03-01")),
+            ("Mar 45 7", iso("2045-03-07")),
+            ("31 1", None),
+            ("March", None),
+            // every character from `A` up is part of a word, a parenthesis opens a comment
+            ("[1,2,3]", None),
+            ("_3", None),
+            ("3 (a (b) c) 4", iso("2001-03-04")),
+            ("#1 !2", iso("2001-01-02")),
         ] {
             assert_eq!(parse_legacy(text), want, "{text}");
         }
