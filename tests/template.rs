@@ -1372,3 +1372,29 @@ fn undefined_and_null_are_not_equal_in_where_and_reject() {
         ],
     );
 }
+
+/// LiquidJS 10.30.1 keeps a `cycle` candidate as tokens and builds its filters when a render
+/// picks it (answers taken from the peer).
+#[test]
+fn a_cycle_candidate_fails_on_an_unknown_filter_only_when_picked() {
+    let context = json!({"x": "X", "today": "T"});
+    assert_renders(
+        &context,
+        &[
+            ("{% cycle 'a', x | nofilter %}", Ok("a")),
+            (
+                "ab{% cycle 'a', x|y %}{% cycle 'a', x|y %}",
+                Err("undefined filter: y"),
+            ),
+            // what a missing group value went past stays read
+            ("{% cycle. 'a', today %}{% cycle. 'a', today %}", Ok("aT")),
+        ],
+    );
+    let e = parse("ab\n  {% cycle x | upcase | nofilter: 1 %}")
+        .render(&context)
+        .expect_err("picks the candidate");
+    assert_eq!(
+        e.message_with_position("ab\n  {% cycle x | upcase | nofilter: 1 %}"),
+        "undefined filter: nofilter, line:2, col:3"
+    );
+}

@@ -283,8 +283,8 @@ impl<'s> Analyzer<'s> {
             Node::Cycle {
                 group, candidates, ..
             } => {
-                for v in candidates {
-                    self.filtered(v);
+                for c in candidates {
+                    self.filtered(&c.value);
                 }
                 if let Some(g) = group {
                     self.expr(g);

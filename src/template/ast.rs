@@ -231,6 +231,15 @@ pub(crate) fn lookup_message(name: &str) -> String {
     )
 }
 
+/// A `cycle` candidate. LiquidJS keeps a candidate as tokens and builds its filters when a
+/// render picks it, so an unknown filter fails that render, not the parse.
+#[derive(Debug, Clone)]
+pub(crate) struct CycleCandidate {
+    pub(crate) value: FilteredValue,
+    /// The first filter name LiquidJS does not know (its call is a [`Filter::Raw`]).
+    pub(crate) undefined_filter: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Branch {
     pub(crate) cond: FilteredValue,
@@ -273,8 +282,11 @@ pub(crate) enum Node {
         body: Vec<Node>,
     },
     Cycle {
+        /// The tag's byte offset, where a render that picks a candidate with an unknown
+        /// filter fails.
+        begin: usize,
         group: Option<Box<Expr>>,
-        candidates: Vec<FilteredValue>,
+        candidates: Vec<CycleCandidate>,
         /// Candidates' source text, blanks included, joined by `,` (the cycle's identity).
         key: String,
     },

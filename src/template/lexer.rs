@@ -392,8 +392,26 @@ impl<'s> Cursor<'s> {
         Ok(out)
     }
 
-    /// `readFilteredValue`: an expression and its filters.
+    /// `readFilteredValue`: an expression and its filters. An unknown filter fails it
+    /// (`strictFilters`: LiquidJS builds the filters with the tag or output).
     pub(crate) fn read_filtered_value(&mut self) -> PResult<FilteredValue> {
+        let (value, unknown) = self.read_filtered_value_tokens()?;
+        match unknown {
+            Some((begin, end)) => Err(ParseError::new(
+                ParseErrorKind::UndefinedFilter,
+                undefined_filter_message(self.text((begin, end))),
+                begin,
+            )),
+            None => Ok(value),
+        }
+    }
+
+    /// `readFilteredValue` as tokens only, as a `cycle` candidate is kept until a render picks
+    /// it: the value, and the first unknown filter name's range (its call is a
+    /// [`Filter::Raw`]).
+    pub(crate) fn read_filtered_value_tokens(
+        &mut self,
+    ) -> PResult<(FilteredValue, Option<(usize, usize)>)> {
         let initial = self.read_expression()?;
         if initial.is_empty() {
             return Err(self.error(
@@ -407,14 +425,7 @@ impl<'s> Cursor<'s> {
         while let Some(f) = self.read_filter(&mut unknown)? {
             filters.push(f);
         }
-        if let Some((begin, end)) = unknown {
-            return Err(ParseError::new(
-                ParseErrorKind::UndefinedFilter,
-                format!("undefined filter: {}", self.text((begin, end))),
-                begin,
-            ));
-        }
-        Ok(FilteredValue { initial, filters })
+        Ok((FilteredValue { initial, filters }, unknown))
     }
 
     /// One `| name: args`; an unknown name is recorded in `unknown` (the first one wins) and
@@ -752,6 +763,11 @@ impl<'s> Cursor<'s> {
             self.p,
         ))
     }
+}
+
+/// LiquidJS's `strictFilters` message for a filter it does not know.
+pub(crate) fn undefined_filter_message(name: &str) -> String {
+    format!("undefined filter: {name}")
 }
 
 /// A top-level token.

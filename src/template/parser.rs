@@ -2,8 +2,8 @@
 //! explicit stack, capped at [`super::limits::MAX_DEPTH`].
 
 use super::ast::{
-    Branch, Expr, ExprKind, FilteredValue, LoopHead, Node, PartialFile, PartialRef, PartialTag,
-    StrLit,
+    Branch, CycleCandidate, Expr, ExprKind, FilteredValue, LoopHead, Node, PartialFile, PartialRef,
+    PartialTag, StrLit,
 };
 use super::error::{ParseError, ParseErrorKind};
 use super::lexer::{Cursor, Token, tag_token, tokenize};
@@ -683,13 +683,19 @@ fn cycle(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
             group = Some(v);
             c.p += 1;
         }
-        _ => c.p = begin,
+        Some(_) => c.p = begin,
+        // nothing read, but what the attempt went past stays read (`{% cycle. 'a' %}`)
+        None => {}
     }
     let mut candidates = Vec::new();
     let mut texts = Vec::new();
     while !c.end() {
         let from = c.p;
-        candidates.push(c.read_filtered_value()?);
+        let (value, unknown) = c.read_filtered_value_tokens()?;
+        candidates.push(CycleCandidate {
+            value,
+            undefined_filter: unknown.map(|name| c.text(name).to_string()),
+        });
         texts.push(s.get(from..c.p).unwrap_or(""));
         c.read_to(b",");
     }
@@ -705,6 +711,7 @@ fn cycle(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
     }
     let key = texts.join(",");
     Ok(Node::Cycle {
+        begin: tok.begin(),
         group: group.map(Box::new),
         candidates,
         key,

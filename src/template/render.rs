@@ -4,11 +4,12 @@
 //! recursion is bounded.
 
 use super::ast::{
-    Expr, ExprKind, FilterArg, FilterCall, FilteredValue, LoopHead, Node, Op, PartialFile,
-    PartialRef, PartialTag, Prop, lookup_message,
+    CycleCandidate, Expr, ExprKind, FilterArg, FilterCall, FilteredValue, LoopHead, Node, Op,
+    PartialFile, PartialRef, PartialTag, Prop, lookup_message,
 };
 use super::error::{RenderError, RenderErrorKind, UNDEFINED_PREFIX};
 use super::filters::{self, Filter, FilterError};
+use super::lexer::undefined_filter_message;
 use super::limits::MAX_RENDER_SIZE;
 use super::parameter::PromptParameter;
 use super::value::{
@@ -221,10 +222,11 @@ impl<'a> Renderer<'a> {
             } => self.for_loop(head, body, else_body, out)?,
             Node::Tablerow { head, body } => self.tablerow(head, body, out)?,
             Node::Cycle {
+                begin,
                 group,
                 candidates,
                 key,
-            } => self.cycle(group.as_deref(), candidates, key, out)?,
+            } => self.cycle(*begin, group.as_deref(), candidates, key, out)?,
             Node::Assign { name, value } => {
                 let v = self.filtered(value)?;
                 self.set_bottom(name.get(self.src), v);
@@ -296,8 +298,9 @@ impl<'a> Renderer<'a> {
     /// A `cycle` tag: the next candidate of its group, written when truthy.
     fn cycle(
         &mut self,
+        begin: usize,
         group: Option<&'a Expr>,
-        candidates: &'a [FilteredValue],
+        candidates: &'a [CycleCandidate],
         key: &str,
         out: &mut String,
     ) -> RResult<()> {
@@ -311,7 +314,14 @@ impl<'a> Renderer<'a> {
         let idx = *position;
         *position = (idx + 1) % candidates.len().max(1);
         if let Some(c) = candidates.get(idx) {
-            let v = self.filtered(c)?;
+            if let Some(name) = &c.undefined_filter {
+                return Err(RenderError::new(
+                    RenderErrorKind::Other,
+                    undefined_filter_message(name),
+                    begin,
+                ));
+            }
+            let v = self.filtered(&c.value)?;
             // a tag's return value is written only when truthy in JS
             // (`html && emitter.write(html)`), so `{% cycle 'a', false %}` writes nothing
             if v.truthy_js() {
