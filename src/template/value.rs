@@ -309,12 +309,9 @@ impl<'a> Val<'a> {
     }
 }
 
+/// An array index key (`"0"`, `"17"`) as a number; other keys (`"01"`, `"-1"`) are none.
 fn canonical_index(s: &str) -> Option<f64> {
-    if s == "0" || (!s.is_empty() && !s.starts_with('0') && s.bytes().all(|b| b.is_ascii_digit())) {
-        s.parse::<f64>().ok()
-    } else {
-        None
-    }
+    crate::js::array_index(s).map(f64::from)
 }
 
 fn strict_eq_prim(a: &Val<'_>, b: &Val<'_>) -> bool {

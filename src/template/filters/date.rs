@@ -128,12 +128,11 @@ fn parse_iso(s: &str) -> Option<f64> {
 /// numbers separated by anything read as month, day, year (`"5"` is 2001-05-01, `"1.2.0"`
 /// is 2000-01-02, `"1,2,3"` is 2003-01-02), or year, month, day when the first cannot be a
 /// day (`"2025-01-02"` after a space-separated time, `"0-3"` is 2000-03-01; see
-/// [`legacy_date`]); a month name takes the month's place (`"March 14, 2016"`);
-/// `h:mm[:ss]` with `am`/`pm` is the time, and after
-/// it `+hhmm`, `-hh:mm`, `Z`, `UTC`, `GMT` or a US zone (`EST`, `PDT`, …) the offset (local
-/// time, here UTC, without one). Other words are skipped before the first number and make
-/// the text invalid after it (`"x 3"` is a date, `"3 x"` is not), as does a second sign or a
-/// `)` after a number; no number means invalid.
+/// [`legacy_date`]); a month name takes the month's place (`"March 14, 2016"`); `h:mm[:ss]`
+/// with `am`/`pm` is the time, and after it `+hhmm`, `-hh:mm`, `Z`, `UTC`, `GMT` or a US
+/// zone (`EST`, `PDT`, …) the offset (local time, here UTC, without one). Other words are
+/// skipped before the first number and make the text invalid after it (`"x 3"` is a date,
+/// `"3 x"` is not), as does a second sign or a `)` after a number; no number means invalid.
 fn parse_legacy(s: &str) -> Option<f64> {
     let parts = LegacyParts::scan(s)?;
     let (y, m, d) = legacy_date(&parts.nums, parts.month)?;
@@ -159,8 +158,8 @@ fn parse_legacy(s: &str) -> Option<f64> {
 
 /// What [`parse_legacy`]'s scan finds in the text, in order.
 struct LegacyParts {
-    /// Each number outside the time, with its digit count.
-    nums: Vec<(i64, usize)>,
+    /// Each number outside the time.
+    nums: Vec<i64>,
     /// 1 to 12, from a month name.
     month: Option<i64>,
     /// Hours, minutes, seconds, milliseconds.
@@ -216,7 +215,7 @@ impl LegacyParts {
                     i = end;
                     continue;
                 }
-                parts.nums.push((legacy_value(s, i, j), j - i));
+                parts.nums.push(legacy_value(s, i, j));
                 parts.read_number = true;
                 i = j;
                 if b.get(i) == Some(&b'-') {
@@ -282,11 +281,11 @@ impl LegacyParts {
         Some(parts)
     }
 
-    /// A word, looked up as V8 does, by its first three letters (a longer word matches
-    /// only a month name): after a time `am`/`pm`, a month, or after a number a zone name. Any other word
-    /// (`t` and the day names included) is skipped before the first number, if it does not
-    /// run into one (`"x3"`), and makes the text invalid after it: `None`.
-    /// `Some(true)` for a month name.
+    /// A word, looked up as V8 does, by its first three letters (a longer word matches only
+    /// a month name): after a time `am`/`pm`, a month, or after a number a zone name.
+    /// `Some(true)` for a month name. Any other word (`t` and the day names included) is
+    /// skipped before the first number if it does not run into one (`"x3"`), and makes the
+    /// text invalid after it: `None`.
     fn word(&mut self, word: &str, touches_a_number: bool) -> Option<bool> {
         let prefix = word.get(..3).unwrap_or(word);
         let month = MONTHS.iter().position(|name| {
@@ -360,11 +359,11 @@ fn legacy_time(s: &str, i: usize, j: usize) -> Option<((i64, i64, i64, i64), usi
 /// when the first cannot be a day (0 or over 31), else month, day, year; with one, year then
 /// day when the first cannot be a day, else day then year. Years 0–49 are 2000–2049 and 50–99
 /// are 1950–1999 (so a missing year is 2001). A month name without a number is no date.
-fn legacy_date(nums: &[(i64, usize)], month: Option<i64>) -> Option<(i64, i64, i64)> {
+fn legacy_date(nums: &[i64], month: Option<i64>) -> Option<(i64, i64, i64)> {
     if nums.is_empty() || nums.len() > 3 {
         return None;
     }
-    let n = |i: usize| nums.get(i).map_or(1, |n| n.0);
+    let n = |i: usize| nums.get(i).copied().unwrap_or(1);
     let first_is_a_day = (1..=31).contains(&n(0));
     let (y, m, d) = match month {
         None if first_is_a_day => (n(2), n(0), n(1)),
