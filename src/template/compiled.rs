@@ -66,8 +66,9 @@ impl CompiledTemplate {
     }
 
     /// The global variable paths the template reads, as LiquidJS's `globalVariableSegments`:
-    /// grouped by root in order of first appearance, then in source order, without
-    /// duplicates.
+    /// grouped by root (in a JavaScript object's key order: array-index roots such as `"2"`
+    /// first, ascending, then the others in order of first appearance), then in source order
+    /// with a path before the variables in its brackets, without duplicates.
     ///
     /// # Errors
     ///
