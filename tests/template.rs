@@ -1398,3 +1398,30 @@ fn a_cycle_candidate_fails_on_an_unknown_filter_only_when_picked() {
         "undefined filter: nofilter, line:2, col:3"
     );
 }
+
+/// JavaScript's `String()` of LiquidJS's `nil` drop is `[object Object]` wherever an array is
+/// joined, and `sort_natural` orders by `String(x).toLowerCase()` with null and undefined last
+/// (answers taken from the peer).
+#[test]
+fn nil_in_arrays_and_sort_natural_follow_javascript() {
+    let context = json!({"e": "", "a": [1, "2", 3.5, -0.0, null, true, [4, 5], {"k": "v"}]});
+    assert_outputs(
+        &context,
+        &[
+            ("{{ e | push: nil | join: '-' }}", "-[object Object]"),
+            (
+                "{{ 1 | push: nil | push: 2 | array_to_sentence_string }}",
+                "1, [object Object], and 2",
+            ),
+            ("{{ e | push: nil | json }}", r#"["",{}]"#),
+            (
+                "{{ a | sort_natural | json }}",
+                r#"[0,1,"2",3.5,[4,5],{"k":"v"},true,null]"#,
+            ),
+            (
+                "{{ e | push: 'B' | push: nil | push: 'a' | push: 10 | push: 9 | sort_natural | json }}",
+                r#"["",10,9,{},"a","B"]"#,
+            ),
+        ],
+    );
+}

@@ -431,6 +431,7 @@ pub(crate) fn key_text<'k>(key: &'k Val<'_>) -> Cow<'k, str> {
     match key {
         // LiquidJS reads a key's `toValue` first: a drop's `valueOf`
         Val::Empty | Val::Blank | Val::Loop(_) => stringify(key),
+        Val::NilDrop => Cow::Borrowed("null"),
         _ => match key.as_str() {
             Some(s) => Cow::Borrowed(s),
             None => Cow::Owned(js_string(key)),
@@ -442,7 +443,7 @@ pub(crate) fn key_text<'k>(key: &'k Val<'_>) -> Cow<'k, str> {
 pub(crate) fn js_string(v: &Val<'_>) -> String {
     match v {
         Val::Undef => "undefined".into(),
-        Val::Nil | Val::NilDrop => "null".into(),
+        Val::Nil => "null".into(),
         Val::Bool(b) => b.to_string(),
         Val::Num(n) => js_num(*n),
         Val::S(s) => (*s).to_string(),
@@ -451,13 +452,20 @@ pub(crate) fn js_string(v: &Val<'_>) -> String {
             .items()
             .unwrap_or_default()
             .iter()
-            .map(|x| match x {
-                Val::Nil | Val::NilDrop | Val::Undef => String::new(),
-                _ => js_string(x),
-            })
+            .map(join_part)
             .collect::<Vec<_>>()
             .join(","),
+        // objects, the drops (`nil` is LiquidJS's NullDrop) among them
         _ => "[object Object]".into(),
+    }
+}
+
+/// An item as `Array.prototype.join` writes it: `null` and `undefined` as nothing, anything
+/// else (the `nil` drop, an object, included) as `String(item)`.
+pub(crate) fn join_part(v: &Val<'_>) -> String {
+    match v {
+        Val::Nil | Val::Undef => String::new(),
+        _ => js_string(v),
     }
 }
 

@@ -5,7 +5,9 @@ use super::common::{
     utf16_len, utf16_slice,
 };
 use super::names::Filter;
-use crate::template::value::{Val, js_plus, js_slice_index, js_string, stringify, to_number};
+use crate::template::value::{
+    Val, join_part, js_plus, js_slice_index, js_string, stringify, to_number,
+};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::rc::Rc;
@@ -68,7 +70,7 @@ family! {
                 Some(v) => stringify(v),
             };
             Val::string(capped_join(
-                &items.iter().map(join_item).collect::<Vec<_>>(),
+                &items.iter().map(join_part).collect::<Vec<_>>(),
                 &sep,
             )?)
         }
@@ -92,7 +94,7 @@ fn to_sentence<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
             "{}, {conn} {}",
             items[..n - 1]
                 .iter()
-                .map(join_item)
+                .map(join_part)
                 .collect::<Vec<_>>()
                 .join(", "),
             tpl(&items[n - 1])
@@ -285,34 +287,25 @@ family! {
         Filter::SortNatural => {
             let items = to_array(&input);
             let prop = arg(args, 0).filter(|v| v.truthy_js()).map(stringify);
-            let mut keyed: Vec<(Val<'a>, String)> = items
+            // LiquidJS's `caseInsensitiveCompare`: null and undefined last, anything else as
+            // `String(x).toLowerCase()` (a number's digits, an array's items with commas)
+            let mut keyed: Vec<(Val<'a>, Option<String>)> = items
                 .into_iter()
                 .map(|it| {
                     let k = match &prop {
                         Some(p) => it.get_path_lenient(p),
                         None => it.clone(),
                     };
-                    (it, stringify(&k).to_lowercase())
+                    let key = (!matches!(k, Val::Nil | Val::Undef)).then(|| js_string(&k).to_lowercase());
+                    (it, key)
                 })
                 .collect();
-            keyed.sort_by(|a, b| a.1.encode_utf16().cmp(b.1.encode_utf16()));
+            keyed.sort_by(|a, b| match (&a.1, &b.1) {
+                (Some(x), Some(y)) => x.encode_utf16().cmp(y.encode_utf16()),
+                (x, y) => y.is_some().cmp(&x.is_some()),
+            });
             Val::Arr(Rc::new(keyed.into_iter().map(|x| x.0).collect()))
         }
-    }
-}
-
-/// `Array.prototype.join` renders nil as empty and nested arrays with commas.
-fn join_item(v: &Val<'_>) -> String {
-    match v {
-        Val::Nil | Val::NilDrop | Val::Undef => String::new(),
-        _ if v.items_len().is_some() => v
-            .items()
-            .unwrap_or_default()
-            .iter()
-            .map(join_item)
-            .collect::<Vec<_>>()
-            .join(","),
-        _ => js_string(v),
     }
 }
 
