@@ -1425,3 +1425,24 @@ fn nil_in_arrays_and_sort_natural_follow_javascript() {
         ],
     );
 }
+
+/// LiquidJS 10.30.1 pads `%Y` to four digits, `%y` and `%C` to two, with zeros after a minus
+/// sign, and takes `%y`/`%C` arithmetically (answers taken from the peer).
+#[test]
+fn years_pad_as_liquidjs_pads_them() {
+    assert_outputs(
+        &json!({}),
+        &[
+            ("{{ '3 1 312' | date: '%Y|%y|%C' }}", "0312|12|03"),
+            (
+                "{{ '3 1 312' | date_to_rfc822 }}",
+                "Fri, 01 Mar 0312 00:00:00 +0000",
+            ),
+            (
+                "{{ '3 1 312' | date: '%-Y|%_Y|%010Y' }}",
+                "312| 312|0000000312",
+            ),
+            ("{{ -62198755200 | date: '%Y %y %C' }}", "-001 99 -1"),
+        ],
+    );
+}

@@ -609,20 +609,21 @@ fn js_compare(
 pub(crate) fn json_stringify(v: &Val<'_>, space: &Val<'_>) -> Option<String> {
     let gap = json_gap(space);
     let mut out = String::new();
-    if !write_json(&mut out, v, &gap, 0) {
+    if !write_json(&mut out, v, gap.as_deref(), 0) {
         return None;
     }
     Some(out)
 }
 
-/// `JSON.stringify`'s indent for its `space` argument: a number gives that many spaces (at
-/// most 10), a string its first 10 UTF-16 units; anything else, none.
-fn json_gap(space: &Val<'_>) -> String {
+/// `JSON.stringify`'s indent for its `space` argument, `None` for none (one line): a number
+/// gives that many spaces (at most 10), a string its first 10 UTF-16 units. V8 breaks lines
+/// for any positive number, so one below 1 gives lines without indent (`json: 0.5`).
+fn json_gap(space: &Val<'_>) -> Option<String> {
     match space {
-        Val::Num(n) if *n >= 1.0 => " ".repeat(n.min(10.0) as usize),
+        Val::Num(n) if *n > 0.0 => Some(" ".repeat(n.min(10.0) as usize)),
         Val::S(_) | Val::Str(_) => {
             let mut units = 0;
-            space
+            let gap: String = space
                 .as_str()
                 .unwrap_or("")
                 .chars()
@@ -630,14 +631,15 @@ fn json_gap(space: &Val<'_>) -> String {
                     units += c.len_utf16();
                     units <= 10
                 })
-                .collect()
+                .collect();
+            (!gap.is_empty()).then_some(gap)
         }
-        _ => String::new(),
+        _ => None,
     }
 }
 
-fn newline(out: &mut String, gap: &str, level: usize) {
-    if !gap.is_empty() {
+fn newline(out: &mut String, gap: Option<&str>, level: usize) {
+    if let Some(gap) = gap {
         out.push('\n');
         for _ in 0..level {
             out.push_str(gap);
@@ -645,7 +647,7 @@ fn newline(out: &mut String, gap: &str, level: usize) {
     }
 }
 
-fn write_json(out: &mut String, v: &Val<'_>, gap: &str, level: usize) -> bool {
+fn write_json(out: &mut String, v: &Val<'_>, gap: Option<&str>, level: usize) -> bool {
     match v {
         Val::Undef => return false,
         Val::Nil => out.push_str("null"),
@@ -677,7 +679,7 @@ fn write_json(out: &mut String, v: &Val<'_>, gap: &str, level: usize) -> bool {
                 newline(out, gap, level + 1);
                 out.push_str(&serde_json::to_string(k).unwrap_or_default());
                 out.push(':');
-                if !gap.is_empty() {
+                if gap.is_some() {
                     out.push(' ');
                 }
                 write_json(out, &Val::from_json(x), gap, level + 1);
@@ -692,7 +694,7 @@ fn write_json(out: &mut String, v: &Val<'_>, gap: &str, level: usize) -> bool {
             if !matches!(g.0, Val::Undef) {
                 newline(out, gap, level + 1);
                 out.push_str("\"name\":");
-                if !gap.is_empty() {
+                if gap.is_some() {
                     out.push(' ');
                 }
                 write_json(out, &g.0, gap, level + 1);
@@ -700,7 +702,7 @@ fn write_json(out: &mut String, v: &Val<'_>, gap: &str, level: usize) -> bool {
             }
             newline(out, gap, level + 1);
             out.push_str("\"items\":");
-            if !gap.is_empty() {
+            if gap.is_some() {
                 out.push(' ');
             }
             write_json(out, &Val::Arr(Rc::new(g.1.clone())), gap, level + 1);
@@ -728,7 +730,7 @@ fn write_json(out: &mut String, v: &Val<'_>, gap: &str, level: usize) -> bool {
                 }
                 newline(out, gap, level + 1);
                 out.push_str(&format!("\"{k}\":"));
-                if !gap.is_empty() {
+                if gap.is_some() {
                     out.push(' ');
                 }
                 out.push_str(x);

@@ -566,7 +566,7 @@ impl<'n> Fields<'n> {
             'b' | 'h' => month.get(..3).unwrap_or("").to_string(),
             'B' => month.to_string(),
             'c' => format!("{m}/{d}/{y}, {h12}:{mi:02}:{ss:02} {ampm}"),
-            'C' => y.to_string().get(..2).unwrap_or("").to_string(),
+            'C' => y.div_euclid(100).to_string(),
             'd' | 'e' => d.to_string(),
             'H' | 'k' => hh.to_string(),
             'I' | 'l' => h12.to_string(),
@@ -606,7 +606,7 @@ impl<'n> Fields<'n> {
             'W' => self.week(1).to_string(),
             'x' => format!("{m}/{d}/{y}"),
             'X' => format!("{h12}:{mi:02}:{ss:02} {ampm}"),
-            'y' => y.to_string().get(2..4).unwrap_or("").to_string(),
+            'y' => y.rem_euclid(100).to_string(),
             'Y' => y.to_string(),
             'z' => {
                 if flags.contains(':') {
@@ -649,8 +649,9 @@ fn push_padded(
         .ok()
         .filter(|w| *w > 0)
         .unwrap_or(match conv {
-            'd' | 'e' | 'H' | 'I' | 'k' | 'l' | 'm' | 'M' | 'S' | 'U' | 'W' => 2,
+            'C' | 'd' | 'e' | 'H' | 'I' | 'k' | 'l' | 'm' | 'M' | 'S' | 'U' | 'W' | 'y' => 2,
             'j' | 'L' => 3,
+            'Y' => 4,
             _ => 0,
         });
     if flags.contains('^') {
@@ -671,10 +672,19 @@ fn push_padded(
         pad_width = 0;
     }
     let pad_width = pad_width.min(cap + 1);
-    for _ in value.chars().count()..pad_width {
+    // zeros go after a minus sign (`%Y` of year -1 is `-001`)
+    let digits = match value.strip_prefix('-') {
+        Some(rest) if pad_char == '0' => {
+            out.push('-');
+            rest
+        }
+        _ => value.as_str(),
+    };
+    let written = value.chars().count();
+    for _ in written..pad_width {
         out.push(pad_char);
     }
-    out.push_str(&value);
+    out.push_str(digits);
 }
 
 /// `date: format, timezone`: an unparseable input is returned unchanged. A timezone is
