@@ -296,13 +296,16 @@ family! {
                         Some(p) => it.get_path_lenient(p),
                         None => it.clone(),
                     };
-                    let key = (!matches!(k, Val::Nil | Val::Undef)).then(|| js_string(&k).to_lowercase());
+                    let key = (!matches!(k, Val::Nil | Val::Undef))
+                        .then(|| js_string(&k).to_lowercase());
                     (it, key)
                 })
                 .collect();
             keyed.sort_by(|a, b| match (&a.1, &b.1) {
                 (Some(x), Some(y)) => x.encode_utf16().cmp(y.encode_utf16()),
-                (x, y) => y.is_some().cmp(&x.is_some()),
+                (None, None) => std::cmp::Ordering::Equal,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some(_), None) => std::cmp::Ordering::Less,
             });
             Val::Arr(Rc::new(keyed.into_iter().map(|x| x.0).collect()))
         }
