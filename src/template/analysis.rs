@@ -539,10 +539,10 @@ pub(crate) fn analyze<'s>(src: &'s str, nodes: &'s [Node]) -> Analysis {
 /// that object's key order: array indices (`"0"`, `"2"`) first, ascending, then the other
 /// names in order of first appearance.
 pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<&VariableRef> {
-    // Each read with its root's place in that order, sorted by it (stable, so source order
-    // within a root); a duplicate can only sit in its own root's run.
+    // Each read with its root's rank, sorted by it (stable, so source order within a root);
+    // a duplicate can only sit in its own root's run.
     let mut roots: Vec<&str> = Vec::new();
-    let mut placed: Vec<((bool, u32, usize), &VariableRef)> = reads
+    let mut ranked: Vec<(usize, &VariableRef)> = reads
         .iter()
         .filter_map(|g| {
             let root = g.root()?;
@@ -550,20 +550,31 @@ pub(crate) fn group_globals(reads: &[VariableRef]) -> Vec<&VariableRef> {
                 roots.push(root);
                 roots.len() - 1
             });
-            let place = match crate::js::array_index(root) {
-                Some(i) => (false, i, 0),
-                None => (true, 0, seen),
-            };
-            Some((place, g))
+            Some((seen, g))
         })
         .collect();
-    placed.sort_by_key(|&(place, _)| place);
-    let mut globals: Vec<&VariableRef> = Vec::with_capacity(placed.len());
+    // Array-index roots are rare: only with one are the roots reordered.
+    if roots.iter().any(|r| crate::js::array_index(r).is_some()) {
+        let mut order: Vec<usize> = (0..roots.len()).collect();
+        order.sort_by_key(|&seen| match crate::js::array_index(roots[seen]) {
+            Some(index) => (false, index, 0),
+            None => (true, 0, seen),
+        });
+        let mut rank = vec![0; roots.len()];
+        for (r, &seen) in order.iter().enumerate() {
+            rank[seen] = r;
+        }
+        for read in &mut ranked {
+            read.0 = rank[read.0];
+        }
+    }
+    ranked.sort_by_key(|&(rank, _)| rank);
+    let mut globals: Vec<&VariableRef> = Vec::with_capacity(ranked.len());
     let mut run_start = 0;
-    let mut run_place = None;
-    for (place, g) in placed {
-        if run_place != Some(place) {
-            run_place = Some(place);
+    let mut run_rank = 0;
+    for (rank, g) in ranked {
+        if rank != run_rank {
+            run_rank = rank;
             run_start = globals.len();
         }
         if !globals[run_start..]
