@@ -177,7 +177,8 @@ impl<'s> Analyzer<'s> {
     /// walked for its brackets.
     fn path(&mut self, e: &Expr, offset: usize) {
         let (root, props) = path_parts(e);
-        if !path_root(self.src, props).is_some_and(|name| self.in_scope(name)) {
+        let local = matches!(first_segment(self.src, props), FirstSegment::Key(name) if self.in_scope(name));
+        if !local {
             let segments = path_segments(self.src, props);
             match segments.first() {
                 Some(Segment::Key(_)) => self.globals.push(VariableRef { segments, offset }),
@@ -395,14 +396,6 @@ fn path_segments(src: &str, props: &[Prop]) -> Vec<Segment> {
         }
     }
     segs
-}
-
-/// The root name of the read [`path_segments`] builds: its first segment, when a key.
-fn path_root<'a>(src: &'a str, props: &'a [Prop]) -> Option<&'a str> {
-    match first_segment(src, props) {
-        FirstSegment::Key(name) => Some(name),
-        FirstSegment::Other | FirstSegment::None => None,
-    }
 }
 
 /// The first of a path's segments, found as [`path_segments`] builds them.
