@@ -2,6 +2,7 @@
 //! module that must match them byte for byte: `Number.prototype.toString` (messages, labels,
 //! canonical JSON, template output), `decodeURIComponent` and what counts as white space.
 
+use serde_json::{Map, Value};
 use std::fmt::{self, Write};
 
 /// JavaScript's white space and line terminators: `\s`, `String.prototype.trim`, `Number()`
@@ -41,6 +42,52 @@ pub(crate) fn array_index(key: &str) -> Option<u32> {
         .ok()
         .filter(|&n| n < u64::from(u32::MAX))
         .and_then(|n| u32::try_from(n).ok())
+}
+
+/// An object's own properties in JavaScript's order: the [`array_index`] keys ascending, then
+/// the others in insertion order (`serde_json` maps keep document order here, as runstart
+/// turns on its `preserve_order`). What `JSON.stringify`, `Object.keys` and a `for…in` see.
+pub(crate) fn entries(object: &Map<String, Value>) -> Entries<'_> {
+    if !object.keys().any(|k| array_index(k).is_some()) {
+        return Entries::Inserted(object.iter());
+    }
+    let mut all: Vec<(&String, &Value)> = object.iter().collect();
+    // stable: the other keys keep their insertion order behind the indices
+    all.sort_by_key(|(k, _)| array_index(k).map_or((1, 0), |i| (0, i)));
+    Entries::Indexed(all.into_iter())
+}
+
+/// The iterator of [`entries`].
+pub(crate) enum Entries<'m> {
+    /// No key is an array index: the map's own order.
+    Inserted(serde_json::map::Iter<'m>),
+    /// Array indices first, sorted out of the map's order.
+    Indexed(std::vec::IntoIter<(&'m String, &'m Value)>),
+}
+
+impl<'m> Iterator for Entries<'m> {
+    type Item = (&'m String, &'m Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Entries::Inserted(it) => it.next(),
+            Entries::Indexed(it) => it.next(),
+        }
+    }
+}
+
+/// `object[key]` for an own property. A template reads small objects (a context's roots, a
+/// record's fields): up to 16 keys, comparing them in order beats hashing the name.
+#[inline]
+pub(crate) fn property<'m>(object: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    if object.len() <= 16 {
+        object
+            .iter()
+            .find(|(k, _)| k.as_str() == key)
+            .map(|(_, v)| v)
+    } else {
+        object.get(key)
+    }
 }
 
 /// The decimal digits of `n`, written from the end of `buf` (a `u64` has at most 20). Printing
@@ -188,6 +235,29 @@ impl Write for StackBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entries_list_array_indices_first_then_keys_as_written() {
+        let keys = |text: &str| -> Vec<String> {
+            let object: Map<String, Value> = serde_json::from_str(text).expect("JSON object");
+            entries(&object).map(|(k, _)| k.clone()).collect()
+        };
+        assert_eq!(keys(r#"{"b":1,"a":2}"#), ["b", "a"]);
+        assert_eq!(
+            keys(r#"{"b":1,"10":2,"a":3,"2":4,"01":5,"4294967295":6}"#),
+            ["2", "10", "b", "a", "01", "4294967295"]
+        );
+        let object: Map<String, Value> =
+            serde_json::from_str(r#"{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16}"#)
+                .expect("JSON object");
+        assert_eq!(property(&object, "k3"), Some(&Value::from(3)));
+        assert_eq!(property(&object, "k16"), Some(&Value::from(16)));
+        assert_eq!(property(&object, "k17"), None);
+        let mut small = object.clone();
+        small.retain(|k, _| k.len() == 2);
+        assert_eq!(property(&small, "k9"), Some(&Value::from(9)));
+        assert_eq!(property(&small, "k"), None);
+    }
 
     #[test]
     fn array_indices_are_canonical_integers_below_two_to_the_32_minus_1() {

@@ -186,7 +186,7 @@ fn jsonl_line_length_is_capped_without_buffering_the_line() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        r#"{"error":{"code":"line-too-long","line":1,"message":"line 1 is longer than 1024 bytes and was skipped; raise --max-line-bytes or send less"}}"#
+        r#"{"error":{"code":"line-too-long","message":"line 1 is longer than 1024 bytes and was skipped; raise --max-line-bytes or send less","line":1}}"#
     );
     assert!(
         lines[1].starts_with(r#"{"err":{"code":"capability-unsatisfiable""#),
@@ -201,11 +201,11 @@ fn jsonl_line_length_is_capped_without_buffering_the_line() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stdout(&out),
-        "{\"error\":{\"code\":\"line-too-long\",\"line\":1,\"message\":\"line 1 is longer than 4096 bytes and was skipped; raise --max-line-bytes or send less\"}}\n\
-         {\"error\":{\"code\":\"invalid-utf8\",\"line\":2,\"message\":\"line 2 is not UTF-8 (invalid byte at offset 4); send UTF-8 JSON\"}}\n\
-         {\"error\":{\"code\":\"blank-line\",\"line\":3,\"message\":\"line 3 is blank; send one JSON value per line\"}}\n\
-         {\"error\":{\"code\":\"invalid-input\",\"line\":4,\"message\":\"line 4 is not a JSON string; send each template as one JSON string, like \\\"Hi {{ name }}\\\"\"}}\n\
-         {\"globals\":[[\"a\"]],\"parseError\":null}\n"
+        "{\"error\":{\"code\":\"line-too-long\",\"message\":\"line 1 is longer than 4096 bytes and was skipped; raise --max-line-bytes or send less\",\"line\":1}}\n\
+         {\"error\":{\"code\":\"invalid-utf8\",\"message\":\"line 2 is not UTF-8 (invalid byte at offset 4); send UTF-8 JSON\",\"line\":2}}\n\
+         {\"error\":{\"code\":\"blank-line\",\"message\":\"line 3 is blank; send one JSON value per line\",\"line\":3}}\n\
+         {\"error\":{\"code\":\"invalid-input\",\"message\":\"line 4 is not a JSON string; send each template as one JSON string, like \\\"Hi {{ name }}\\\"\",\"line\":4}}\n\
+         {\"parseError\":null,\"globals\":[[\"a\"]]}\n"
     );
 }
 

@@ -57,9 +57,9 @@ fn jsonl_answers_like_liquidjs() {
     assert_eq!(out.status.code(), Some(1), "a line failed to parse");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "{\"globals\":[[\"settings\",\"acme.w\",\"max\"]],\"parseError\":null}\n\
-         {\"globals\":null,\"parseError\":\"undefined filter: nosuch, line:1, col:1\"}\n\
-         {\"globals\":{\"error\":\"ENOENT: Failed to lookup \\\"x\\\" in \\\".\\\"\"},\"parseError\":null}\n"
+        "{\"parseError\":null,\"globals\":[[\"settings\",\"acme.w\",\"max\"]]}\n\
+         {\"parseError\":\"undefined filter: nosuch, line:1, col:1\",\"globals\":null}\n\
+         {\"parseError\":null,\"globals\":{\"error\":\"ENOENT: Failed to lookup \\\"x\\\" in \\\".\\\"\"}}\n"
     );
 }
 

@@ -1447,3 +1447,28 @@ fn years_pad_as_liquidjs_pads_them() {
         ],
     );
 }
+
+/// An object keeps its keys in JavaScript's order: array indices ascending, then the others
+/// as the document wrote them (`serde_json`'s `preserve_order`, which runstart turns on).
+/// Answers from LiquidJS 10.30.1 on the same context parsed by `JSON.parse`.
+#[test]
+fn objects_keep_javascript_key_order() {
+    let context: Value =
+        serde_json::from_str(r#"{"o":{"b":1,"a":{"y":1,"x":2},"10":3,"2":4,"01":5}}"#)
+            .expect("JSON");
+    assert_outputs(
+        &context,
+        &[
+            (
+                "{{ o | json }}",
+                r#"{"2":4,"10":3,"b":1,"a":{"y":1,"x":2},"01":5}"#,
+            ),
+            ("{% for p in o %}{{ p[0] }},{% endfor %}", "2,10,b,a,01,"),
+            (
+                "{{ o | json: 1 }}",
+                "{\n \"2\": 4,\n \"10\": 3,\n \"b\": 1,\n \"a\": {\n  \"y\": 1,\n  \"x\": 2\n },\n \"01\": 5\n}",
+            ),
+            ("{{ o.a | json }}{{ o.10 }}", r#"{"y":1,"x":2}3"#),
+        ],
+    );
+}

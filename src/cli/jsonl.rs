@@ -169,10 +169,10 @@ mod tests {
             got,
             [
                 r#"{"line":1,"text":"a"}"#,
-                r#"{"error":{"code":"blank-line","line":2,"message":"line 2 is blank; send one JSON value per line"}}"#,
-                r#"{"error":{"code":"blank-line","line":3,"message":"line 3 is blank; send one JSON value per line"}}"#,
-                r#"{"error":{"code":"invalid-utf8","line":4,"message":"line 4 is not UTF-8 (invalid byte at offset 1); send UTF-8 JSON"}}"#,
-                r#"{"error":{"code":"line-too-long","line":5,"message":"line 5 is longer than 10 bytes and was skipped; raise --max-line-bytes or send less"}}"#,
+                r#"{"error":{"code":"blank-line","message":"line 2 is blank; send one JSON value per line","line":2}}"#,
+                r#"{"error":{"code":"blank-line","message":"line 3 is blank; send one JSON value per line","line":3}}"#,
+                r#"{"error":{"code":"invalid-utf8","message":"line 4 is not UTF-8 (invalid byte at offset 1); send UTF-8 JSON","line":4}}"#,
+                r#"{"error":{"code":"line-too-long","message":"line 5 is longer than 10 bytes and was skipped; raise --max-line-bytes or send less","line":5}}"#,
                 r#"{"line":6,"text":"last"}"#,
             ]
         );

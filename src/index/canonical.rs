@@ -90,8 +90,11 @@ fn write_value(out: &mut String, value: &Value, depth: usize) {
                 out.push_str(": ");
                 write_value(out, v, depth + 1);
             };
-            if map.keys().all(|k| utf8_order_is_utf16_order(k)) {
-                // The map iterates in UTF-8 byte order, which is the UTF-16 order here.
+            // Maps keep their keys in document order (as JavaScript objects do), so most
+            // come here sorted already: those are written as they are, without a copy.
+            let sorted = map.keys().all(|k| utf8_order_is_utf16_order(k))
+                && map.keys().is_sorted_by(|a, b| a <= b);
+            if sorted {
                 for (i, (key, v)) in map.iter().enumerate() {
                     member(i, key, v);
                 }

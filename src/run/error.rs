@@ -239,8 +239,8 @@ pub enum InvalidRequestReason {
         name: String,
         /// Its declared type: `string`, `number`, `boolean` or `date`.
         declared_type: String,
-        /// The value supplied.
-        value: Value,
+        /// The value supplied (boxed: a JSON value is as large as the rest of the error).
+        value: Box<Value>,
     },
 }
 
@@ -605,7 +605,7 @@ mod tests {
             reason: InvalidRequestReason::WrongParameterType {
                 name: "max/words".to_owned(),
                 declared_type: "number".to_owned(),
-                value: json!("lots"),
+                value: Box::new(json!("lots")),
             },
         };
         assert_eq!(

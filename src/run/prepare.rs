@@ -592,7 +592,7 @@ fn check_parameters(
             return Err(invalid(InvalidRequestReason::WrongParameterType {
                 name: name.clone(),
                 declared_type: ty.to_owned(),
-                value: value.clone(),
+                value: Box::new(value.clone()),
             }));
         }
     }

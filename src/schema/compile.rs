@@ -793,7 +793,7 @@ impl<'s> Compiler<'s> {
         if !self.opts.strict {
             return Ok(());
         }
-        for key in m.keys() {
+        for (key, _) in crate::js::entries(m) {
             if !is_rule(key) && !ANNOTATIONS.contains(&key.as_str()) {
                 return Err(SchemaError::strict(
                     key,
@@ -1850,11 +1850,17 @@ impl<'s> Compiler<'s> {
                 let props: Vec<String> = m
                     .get("properties")
                     .and_then(Value::as_object)
-                    .map(|p| p.keys().filter(|k| *k != "__proto__").cloned().collect())
+                    .map(|p| {
+                        crate::js::entries(p)
+                            .map(|(k, _)| k)
+                            .filter(|k| *k != "__proto__")
+                            .cloned()
+                            .collect()
+                    })
                     .unwrap_or_default();
                 let mut patterns = Vec::new();
                 if let Some(Value::Object(pp)) = m.get("patternProperties") {
-                    for k in pp.keys().filter(|k| *k != "__proto__") {
+                    for (k, _) in crate::js::entries(pp).filter(|(k, _)| *k != "__proto__") {
                         patterns.push(Pattern::compile(k)?);
                     }
                 }
@@ -1980,7 +1986,10 @@ impl<'s> Compiler<'s> {
         match kw {
             "properties" => {
                 let props = object_value(kw, value)?;
-                let names: Vec<&String> = props.keys().filter(|k| *k != "__proto__").collect();
+                let names: Vec<&String> = crate::js::entries(props)
+                    .map(|(k, _)| k)
+                    .filter(|k| *k != "__proto__")
+                    .collect();
                 for n in &names {
                     cx.defined.borrow_mut().insert((*n).clone());
                 }
@@ -2008,7 +2017,10 @@ impl<'s> Compiler<'s> {
             }
             "patternProperties" => {
                 let pats = object_value(kw, value)?;
-                let names: Vec<&String> = pats.keys().filter(|k| *k != "__proto__").collect();
+                let names: Vec<&String> = crate::js::entries(pats)
+                    .map(|(k, _)| k)
+                    .filter(|k| *k != "__proto__")
+                    .collect();
                 let mut always = Vec::new();
                 for n in &names {
                     always.push(self.always_valid(&pats[n.as_str()])?);
@@ -2023,7 +2035,7 @@ impl<'s> Compiler<'s> {
                         && let Some(props) = own_props
                     {
                         let plain = Pattern::compile(n)?;
-                        for prop in props.keys() {
+                        for (prop, _) in crate::js::entries(props) {
                             if plain.is_match(prop) {
                                 return Err(SchemaError::strict(
                                     "patternProperties",
@@ -2174,7 +2186,7 @@ fn push_children<'s>(
         "minProperties",
     ];
     let mut children = Vec::new();
-    for (key, sch) in m {
+    for (key, sch) in crate::js::entries(m) {
         match sch {
             Value::Array(items) => {
                 if matches!(

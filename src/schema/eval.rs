@@ -740,7 +740,7 @@ impl<'p> Run<'p> {
     /// [`Step::PropertyNames`].
     fn eval_property_names(&mut self, node: &'p NodeId, path: &'p str, data: &Value) {
         if let Value::Object(obj) = data {
-            for key in obj.keys() {
+            for (key, _) in crate::js::entries(obj) {
                 let name = Value::String(key.clone());
                 let (ok, _) = self.node(*node, &name);
                 if !ok {
@@ -811,7 +811,7 @@ impl<'p> Run<'p> {
     ) {
         if let Value::Object(obj) = data {
             for (re, node) in pats {
-                for (key, value) in obj {
+                for (key, value) in crate::js::entries(obj) {
                     if re.is_match(key) {
                         if let Some(n) = node {
                             self.descend_key(key, *n, value);
@@ -920,7 +920,7 @@ impl<'p> Run<'p> {
         path: &str,
         words: &OtherProps,
     ) {
-        for (key, value) in obj {
+        for (key, value) in crate::js::entries(obj) {
             if covered(key) {
                 continue;
             }

@@ -428,13 +428,33 @@ mod meta_tests {
 #[cfg(test)]
 mod depth_tests {
     use super::CompiledSchema;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn runtime_recursion_is_capped() {
         let s = CompiledSchema::compile(&json!({"anyOf": [{"$ref": "#"}]})).expect("compiles");
         let errors = s.errors(&json!(1));
         assert!(!errors.is_empty());
+    }
+
+    /// Ajv walks a schema's keys in JavaScript's order (array indices first, then as written),
+    /// so of two problems the first in that order is the one reported. Messages from Ajv 8.20.0.
+    #[test]
+    fn the_first_problem_in_javascript_key_order_is_reported() {
+        let message = |text: &str| {
+            let schema: Value = serde_json::from_str(text).expect("JSON");
+            CompiledSchema::compile(&schema)
+                .err()
+                .map(|e| e.message().to_owned())
+        };
+        assert_eq!(
+            message(r##"{"type":"object","properties":{"z":{"minimum":1},"a":{"type":"string","pattern":"["}}}"##).as_deref(),
+            Some(r##"strict mode: missing type "number" for keyword "minimum" at "#/properties/z" (strictTypes)"##)
+        );
+        assert_eq!(
+            message(r##"{"type":"object","properties":{"z":{"minimum":1},"0":{"type":"string","pattern":"["}}}"##).as_deref(),
+            Some("Invalid regular expression: /[/u: Unterminated character class")
+        );
     }
 
     #[test]

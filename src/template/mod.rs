@@ -39,9 +39,10 @@
 //! Every filter LiquidJS registers by default renders, the `*_exp` family included (its
 //! expression is parsed once, at parse time). Deliberate or known differences:
 //!
-//! - JSON objects iterate in sorted key order (`serde_json` without `preserve_order`), not in
-//!   the caller's insertion order; `{% for x in obj %}` and `json` can order keys differently
-//!   (the two remaining `templates.jsonl` differences).
+//! - JSON objects keep JavaScript's key order (array-index keys ascending, then as written;
+//!   runstart builds `serde_json` with `preserve_order`). The two remaining `templates.jsonl`
+//!   differences loop over `input.ticket`, whose keys `render-context.json` lists sorted where
+//!   the object LiquidJS rendered had them in another order.
 //! - Dates are formatted in UTC unless the filter names a zone (minutes west of UTC, or an
 //!   IANA name resolved with jiff's bundled database); strings parse as ECMAScript ISO dates
 //!   or, failing that, with a subset of V8's fallback parser (numbers, month names, `h:mm`

@@ -68,7 +68,7 @@ impl<'a> Globals<'a> {
         if let Some((_, v)) = self.named.iter().find(|(k, _)| *k == name) {
             return v.clone();
         }
-        if let Some(v) = self.object.and_then(|m| m.get(name)) {
+        if let Some(v) = self.object.and_then(|m| crate::js::property(m, name)) {
             return Val::from_json(v);
         }
         // Defaults enter the context in declaration order, so of two parameters with the same

@@ -240,7 +240,7 @@ impl<'a> Val<'a> {
             }
             Val::Json(Value::Object(m)) => {
                 let k = key_text(key);
-                match m.get(k.as_ref()) {
+                match crate::js::property(m, k.as_ref()) {
                     Some(v) => Val::from_json(v),
                     None if k == "size" => Val::Num(m.len() as f64),
                     None => Val::Undef,
@@ -671,7 +671,7 @@ fn write_json(out: &mut String, v: &Val<'_>, gap: Option<&str>, level: usize) ->
             }
             out.push('{');
             let mut first = true;
-            for (k, x) in m {
+            for (k, x) in crate::js::entries(m) {
                 if !first {
                     out.push(',');
                 }
@@ -808,8 +808,7 @@ pub(crate) fn to_enumerable<'a>(v: &Val<'a>) -> Vec<Val<'a>> {
                 Vec::new()
             }
         }
-        Val::Json(Value::Object(m)) => m
-            .iter()
+        Val::Json(Value::Object(m)) => crate::js::entries(m)
             .map(|(k, x)| Val::Arr(Rc::new(vec![Val::S(k), Val::from_json(x)])))
             .collect(),
         Val::Loop(_) => vec![v.clone()],
