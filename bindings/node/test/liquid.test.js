@@ -645,3 +645,18 @@ test('a getter is read once per render, so the next render of the template is no
   assert.throws(() => renderInstructions(A('{{ x.a }}'), { parameters: { x: boom } }), { code: 'invalid-argument', message: /boom/ });
   assert.throws(() => renderInstructions(A('{{ x }}'), { parameters: { get x() { throw new Error('boom'); } } }), { code: 'invalid-argument', message: /boom/ });
 });
+
+test('objects render in JavaScript key order, as JSON.stringify lists them', () => {
+  const o = { b: 1, a: { y: 1, x: 2 }, 10: 3, 2: 4, '01': 5 };
+  const agent = {
+    id: 'acme.order',
+    name: 'Order',
+    version: '1.0.0',
+    instructions: '{{ o | json }}|{% for kv in o %}{{ kv[0] }},{% endfor %}',
+    parameters: [{ name: 'o' }],
+  };
+  const result = renderInstructions(agent, { parameters: { o }, clock: () => new Date(0) });
+  assert.equal(result.ok, true, JSON.stringify(result));
+  assert.equal(result.value.rendered, `${JSON.stringify(o)}|2,10,b,a,01,`);
+  assert.deepStrictEqual(Object.keys(result.value.context.o), ['2', '10', 'b', 'a', '01']);
+});
