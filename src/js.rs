@@ -57,6 +57,11 @@ pub(crate) fn entries(object: &Map<String, Value>) -> Entries<'_> {
     Entries::Indexed(all.into_iter())
 }
 
+/// The keys of [`entries`], in the same order.
+pub(crate) fn keys(object: &Map<String, Value>) -> impl Iterator<Item = &String> {
+    entries(object).map(|(k, _)| k)
+}
+
 /// The iterator of [`entries`].
 pub(crate) enum Entries<'m> {
     /// No key is an array index: the map's own order.

@@ -793,7 +793,7 @@ impl<'s> Compiler<'s> {
         if !self.opts.strict {
             return Ok(());
         }
-        for (key, _) in crate::js::entries(m) {
+        for key in crate::js::keys(m) {
             if !is_rule(key) && !ANNOTATIONS.contains(&key.as_str()) {
                 return Err(SchemaError::strict(
                     key,
@@ -1851,8 +1851,7 @@ impl<'s> Compiler<'s> {
                     .get("properties")
                     .and_then(Value::as_object)
                     .map(|p| {
-                        crate::js::entries(p)
-                            .map(|(k, _)| k)
+                        crate::js::keys(p)
                             .filter(|k| *k != "__proto__")
                             .cloned()
                             .collect()
@@ -1860,7 +1859,7 @@ impl<'s> Compiler<'s> {
                     .unwrap_or_default();
                 let mut patterns = Vec::new();
                 if let Some(Value::Object(pp)) = m.get("patternProperties") {
-                    for (k, _) in crate::js::entries(pp).filter(|(k, _)| *k != "__proto__") {
+                    for k in crate::js::keys(pp).filter(|k| *k != "__proto__") {
                         patterns.push(Pattern::compile(k)?);
                     }
                 }
@@ -1934,7 +1933,7 @@ impl<'s> Compiler<'s> {
                 };
                 let mut prop_deps = Vec::new();
                 let mut sch_deps = Vec::new();
-                for (prop, d) in deps {
+                for (prop, d) in crate::js::entries(deps) {
                     match d {
                         Value::Array(list) if kw != "dependentSchemas" => {
                             if !list.is_empty() {
@@ -1986,8 +1985,7 @@ impl<'s> Compiler<'s> {
         match kw {
             "properties" => {
                 let props = object_value(kw, value)?;
-                let names: Vec<&String> = crate::js::entries(props)
-                    .map(|(k, _)| k)
+                let names: Vec<&String> = crate::js::keys(props)
                     .filter(|k| *k != "__proto__")
                     .collect();
                 for n in &names {
@@ -2017,8 +2015,7 @@ impl<'s> Compiler<'s> {
             }
             "patternProperties" => {
                 let pats = object_value(kw, value)?;
-                let names: Vec<&String> = crate::js::entries(pats)
-                    .map(|(k, _)| k)
+                let names: Vec<&String> = crate::js::keys(pats)
                     .filter(|k| *k != "__proto__")
                     .collect();
                 let mut always = Vec::new();
@@ -2035,7 +2032,7 @@ impl<'s> Compiler<'s> {
                         && let Some(props) = own_props
                     {
                         let plain = Pattern::compile(n)?;
-                        for (prop, _) in crate::js::entries(props) {
+                        for prop in crate::js::keys(props) {
                             if plain.is_match(prop) {
                                 return Err(SchemaError::strict(
                                     "patternProperties",
@@ -2204,7 +2201,7 @@ fn push_children<'s>(
             ) =>
             {
                 if let Value::Object(props) = sch {
-                    for (p, s) in props {
+                    for (p, s) in crate::js::entries(props) {
                         children.push((s, format!("{ptr}/{key}/{}", escape_pointer(p))));
                     }
                 }

@@ -740,7 +740,7 @@ impl<'p> Run<'p> {
     /// [`Step::PropertyNames`].
     fn eval_property_names(&mut self, node: &'p NodeId, path: &'p str, data: &Value) {
         if let Value::Object(obj) = data {
-            for (key, _) in crate::js::entries(obj) {
+            for key in crate::js::keys(obj) {
                 let name = Value::String(key.clone());
                 let (ok, _) = self.node(*node, &name);
                 if !ok {

@@ -455,6 +455,58 @@ mod depth_tests {
             message(r##"{"type":"object","properties":{"z":{"minimum":1},"0":{"type":"string","pattern":"["}}}"##).as_deref(),
             Some("Invalid regular expression: /[/u: Unterminated character class")
         );
+        // Ajv 8.20.0's answers: `for…in` over the dependencies meets "0" before "c".
+        assert_eq!(
+            message(r#"{"type":"object","dependentSchemas":{"c":{"required":["p"]},"0":{"required":["q"]}}}"#).as_deref(),
+            Some(r##"strict mode: required property "q" is not defined at "#/dependentSchemas/0" (strictRequired)"##)
+        );
+        let schema = json!({
+            "type": "object",
+            "properties": {"p": {}, "q": {}, "x": {}, "y": {}},
+            "dependentRequired": {"b": ["x"], "1": ["y"]},
+            "dependentSchemas": {
+                "c": {"properties": {"p": {"type": "string"}}},
+                "0": {"properties": {"q": {"type": "string"}}}
+            }
+        });
+        let errors = CompiledSchema::compile(&schema)
+            .expect("compiles")
+            .errors(&json!({"b": 1, "1": 2, "c": 3, "0": 4, "p": 1, "q": 2}));
+        let seen: Vec<(&str, &str, &str)> = errors
+            .iter()
+            .map(|e| {
+                (
+                    e.instance_path.as_str(),
+                    e.schema_path.as_str(),
+                    e.message.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (
+                    "",
+                    "#/dependentRequired",
+                    "must have property y when property 1 is present"
+                ),
+                (
+                    "",
+                    "#/dependentRequired",
+                    "must have property x when property b is present"
+                ),
+                (
+                    "/q",
+                    "#/dependentSchemas/0/properties/q/type",
+                    "must be string"
+                ),
+                (
+                    "/p",
+                    "#/dependentSchemas/c/properties/p/type",
+                    "must be string"
+                ),
+            ]
+        );
     }
 
     #[test]
