@@ -1818,3 +1818,18 @@ fn unbounded_counts_are_read_or_refused_at_their_pointer() {
     assert_eq!(codes_of(&entry), ["schema-validation-failed"], "{entry:#?}");
     assert_eq!(entry[0].instance_path(), "/flows/2/maxParallelism");
 }
+
+/// Unknown fields and mapping entries are reported in JavaScript's key order (array-index
+/// keys first), as Ajv and upstream's checks meet them.
+#[test]
+fn unknown_fields_come_in_javascript_key_order() {
+    let mut v = base();
+    v["nodes"][0]["zz"] = json!(1);
+    v["nodes"][0]["0"] = json!(2);
+    let issues = check(&v);
+    let named: Vec<&str> = issues
+        .iter()
+        .filter_map(|i| i.params().get("additionalProperty")?.as_str())
+        .collect();
+    assert_eq!(named, ["0", "zz"]);
+}

@@ -717,7 +717,7 @@ impl SubgraphIssues<'_, '_> {
             let reason = "must be an object mapping string keys to Operands".into();
             return self.bad(&["inputMapping"], "inputMapping", reason);
         };
-        for (k, v) in m {
+        for (k, v) in crate::js::entries(m) {
             let here = ["inputMapping", k.as_str()];
             if k.is_empty() {
                 self.bad(&here, "inputMapping", "keys must not be empty".into());
@@ -769,7 +769,9 @@ fn mapping_paths(
         "mapping"
     };
     let Some(m) = mapping.as_object() else { return };
-    for (key, v) in m {
+    // JavaScript's key order: upstream reports the first failure, and the per-code cap keeps
+    // the first ones.
+    for (key, v) in crate::js::entries(m) {
         let Some(path) = v.get("path").and_then(Value::as_str) else {
             continue;
         };

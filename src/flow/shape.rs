@@ -85,7 +85,8 @@ fn required(out: &mut Sink, obj: &Map<String, Value>, at: &str, sp: &str, names:
 }
 
 fn closed(out: &mut Sink, obj: &Map<String, Value>, at: &str, sp: &str, allowed: &[&str]) {
-    for key in obj.keys() {
+    // In Ajv's order (JavaScript's key order), which also decides what the per-code cap keeps.
+    for key in crate::js::keys(obj) {
         if !allowed.contains(&key.as_str()) {
             out.push(
                 issue(
@@ -258,7 +259,7 @@ pub(crate) fn mapping(out: &mut Sink, v: &Value, parent: &str, field: &str) {
     let Some(obj) = v.as_object() else {
         return type_error(out, at, "$defs/Mapping", "object");
     };
-    for (key, value) in obj {
+    for (key, value) in crate::js::entries(obj) {
         let entry = pointer::join(at, &[key]);
         if key.is_empty() {
             out.push(

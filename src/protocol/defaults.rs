@@ -7,7 +7,10 @@
 //! this wherever the schema is not under a "composite rule" (`anyOf`, `oneOf`, `not`, `if`),
 //! and in strict mode a `default` it would ignore is a compile error: one at the schema root
 //! (`default is ignored in the schema root`) or one under a composite rule (`default is
-//! ignored for: …`).
+//! ignored for: …`). That message names the data as Ajv's generated code does only for a
+//! property of the root (`data.x`, `data["my-x"]`); deeper, Ajv names one of its generated
+//! variables (`data0.q`, numbered in the order it generates code), where runstart writes the
+//! whole path (`data.z.q`): the verdict is Ajv's, the message says where more plainly.
 //!
 //! Covered: `properties` (recursively), `additionalProperties`, `items`, `prefixItems`,
 //! `allOf`, `then`/`else` are not (Ajv fills those only when the branch runs), and local
@@ -130,7 +133,8 @@ impl<'a> Builder<'a> {
                 .push(self.plan(target, at, composite, depth + 1));
         }
         if let Some(props) = obj.get("properties").and_then(Value::as_object) {
-            for (name, sub) in props {
+            // Ajv's `for…in` order, so of two ignored defaults the same one is named.
+            for (name, sub) in crate::js::entries(props) {
                 let child_at = format!("{at}{}", property_expr(name));
                 let default = sub.get("default").cloned();
                 if default.is_some() && composite {
@@ -250,6 +254,12 @@ mod tests {
         let e = DefaultPlan::build(&json!({"anyOf": [{"properties": {"my-x": {"default": 1}}}]}))
             .expect_err("composite default");
         assert_eq!(e, "strict mode: default is ignored for: data[\"my-x\"]");
+        // Ajv 8.20.0: its `for…in` meets the array index "0" before "z".
+        let e = DefaultPlan::build(
+            &json!({"anyOf": [{"properties": {"z": {"default": 1}, "0": {"default": 2}}}]}),
+        )
+        .expect_err("composite defaults");
+        assert_eq!(e, "strict mode: default is ignored for: data[\"0\"]");
         assert!(
             DefaultPlan::build(&json!({"properties": {"a": {"type": "string"}}}))
                 .expect("plans")

@@ -512,7 +512,7 @@ pub fn validate_provider_labels(
             map.len()
         ));
     }
-    for (k, v) in map {
+    for (k, v) in crate::js::entries(map) {
         if !label_key_ok(k) {
             return fail(format!(
                 "key \"{k}\" must be 1-63 lowercase letters and digits, with \".\", \"-\", \"_\" or \"/\" inside"
