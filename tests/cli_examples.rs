@@ -29,8 +29,8 @@ fn fixture_examples(command: &str) -> Vec<Vec<String>> {
 }
 
 #[test]
-fn route_and_template_examples_run_on_the_fixtures() {
-    for (command, want) in [("route", 2), ("template", 2)] {
+fn route_template_and_resolve_examples_run_on_the_fixtures() {
+    for (command, want) in [("route", 2), ("template", 2), ("resolve", 1)] {
         let examples = fixture_examples(command);
         assert_eq!(examples.len(), want, "{command}: {examples:?}");
         for args in examples {

@@ -692,3 +692,20 @@ fn a_library_user_compiles_no_cli_dependency() {
         );
     }
 }
+
+/// A line cap of 0 would refuse every line: it is a usage error, for both `--jsonl` modes.
+#[test]
+fn a_zero_line_cap_is_a_usage_error() {
+    for command in ["template", "route"] {
+        let out = with_stdin(
+            &[command, "--jsonl", "--max-line-bytes", "0"],
+            b"\"a\"\n".to_vec(),
+        );
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("must be at least 1"),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

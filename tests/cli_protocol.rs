@@ -182,3 +182,55 @@ fn message_validates_stdin() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("error[malformed-message]: "));
 }
+
+/// An index with load-time problems is refused before the service is checked against it, as
+/// `resolve` and `plan` refuse it: `invalid-index`, exit 1, whether it is broken or not JSON.
+#[test]
+fn check_info_refuses_an_unusable_index() {
+    let info = info_file("unusable", |_| {});
+    let info = info.to_str().expect("utf8");
+    let out = runstart(
+        &[
+            "protocol",
+            "check-info",
+            "fixtures/packs/broken/index.json",
+            info,
+            "--format",
+            "json",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(answer["error"]["code"], "invalid-index");
+    assert_eq!(answer["error"]["file"], "fixtures/packs/broken/index.json");
+    assert!(
+        !answer["error"]["issues"]
+            .as_array()
+            .expect("issues")
+            .is_empty()
+    );
+
+    let not_json = std::env::temp_dir().join(format!(
+        "runstart-cli-protocol-{}-not-json.json",
+        std::process::id()
+    ));
+    std::fs::write(&not_json, b"{\"v\": 1,").expect("writes");
+    let out = runstart(
+        &[
+            "protocol",
+            "check-info",
+            not_json.to_str().expect("utf8"),
+            info,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is not a usable pack index"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_file(&not_json);
+    let _ = std::fs::remove_file(info);
+}

@@ -182,3 +182,25 @@ fn tempdir() -> PathBuf {
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
 }
+
+/// A reader that stops early (`runstart validate … | head`) does not turn problems found into
+/// success: the run still exits 1, so a pipeline under `set -o pipefail` fails. The clean pack
+/// still exits 0.
+#[test]
+fn a_closed_stdout_keeps_the_exit_status() {
+    let run = |file: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_runstart"))
+            .args(["validate", "--format", "json"])
+            .args(std::iter::repeat_n(file, 40))
+            .current_dir(root())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the runstart binary runs");
+        // Close the read end before the report (more than a pipe's buffer) is written.
+        drop(child.stdout.take());
+        child.wait().expect("finishes").code()
+    };
+    assert_eq!(run("fixtures/packs/broken/index.json"), Some(1));
+    assert_eq!(run("fixtures/packs/support-desk/index.json"), Some(0));
+}

@@ -75,7 +75,10 @@ function misuse(message) {
 function describe(value) {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value).slice(0, 40)}`;
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'function') return 'a function';
+  return `${typeof value} ${String(value).slice(0, 40)}`;
 }
 
 function expectObject(value, what) {

@@ -1,7 +1,7 @@
 //! Reading the files the subcommands are given: capped reads, strict JSON inputs, and pack
 //! indexes refused with validate's issues when they cannot be used.
 
-use super::outcome::{CliError, EXIT_PROBLEMS, Format, write_json};
+use super::outcome::{CliError, EXIT_PROBLEMS, Format, after_writing, write_json};
 use runstart::diagnostics::{Report, render};
 use serde_json::json;
 use std::io::{self, Write};
@@ -70,19 +70,20 @@ impl Unusable {
             self.report.error_count(),
             self.file
         );
-        match format {
+        let written = match format {
             Format::Human => {
-                out.write_all(
+                let written = out.write_all(
                     render::human(&self.file, self.text.as_deref(), &self.report).as_bytes(),
-                )?;
+                );
                 let _ = writeln!(io::stderr(), "runstart: {message}");
+                written.map_err(CliError::from)
             }
             Format::Json => write_json(
                 out,
                 &json!({"error": {"code": "invalid-index", "message": message, "file": self.file, "issues": self.report.issues()}}),
-            )?,
-        }
-        Ok(EXIT_PROBLEMS)
+            ),
+        };
+        after_writing(EXIT_PROBLEMS, written)
     }
 }
 
@@ -96,18 +97,23 @@ pub fn load_index_file(
     path: &Path,
 ) -> Result<Result<runstart::index::PackIndex, Unusable>, CliError> {
     let bytes = read_file(path)?;
-    let loaded = runstart::index::load(&bytes);
+    Ok(load_index_bytes(path, &bytes))
+}
+
+/// Loads the bytes of the pack index at `path`; any load-time problem makes it [`Unusable`].
+pub fn load_index_bytes(path: &Path, bytes: &[u8]) -> Result<runstart::index::PackIndex, Unusable> {
+    let loaded = runstart::index::load(bytes);
     match loaded.index {
-        Some(index) if !loaded.report.has_errors() => Ok(Ok(index)),
+        Some(index) if !loaded.report.has_errors() => Ok(index),
         _ => {
             let mut report = loaded.report;
             // In validate's order (pointer, then code).
             report.sort();
-            Ok(Err(Unusable {
+            Err(Unusable {
                 file: path.display().to_string(),
                 text: loaded.text.map(str::to_owned),
                 report,
-            }))
+            })
         }
     }
 }

@@ -2,7 +2,7 @@
 //! `non-canonical-index` asks for.
 
 use super::files::read_file;
-use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, UntilClosed};
 use runstart::diagnostics::render;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -30,6 +30,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
+    // Every file is formatted (or checked) even when the reader of stdout has gone.
+    let out = &mut UntilClosed::new(out);
     let mut status = EXIT_CLEAN;
     for path in &args.files {
         let name = path.display().to_string();

@@ -10,6 +10,15 @@ use std::io::{BufRead, Write};
 /// with `line-too-long` and skipped without being held in memory.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+/// `--max-line-bytes`: a whole number of bytes, at least 1 (a cap of 0 would refuse every line).
+pub fn parse_max_line_bytes(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (a cap of 0 would refuse every line)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("must be a whole number of bytes ({e})")),
+    }
+}
+
 /// Why a line could not be read as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineProblem {

@@ -23,7 +23,7 @@ use std::process::ExitCode;
     name = "runstart",
     version,
     about = "Validate Kindgi pack indexes, resolve tool ranges, route capabilities and prepare runs",
-    after_help = "Examples:\n  runstart validate fixtures/packs/support-desk/index.json\n  runstart plan fixtures/packs/support-desk/index.json --providers fixtures/providers.json --agent support.escalation-writer --param ticketId=T-17\n\nExit status: 0 clean, 1 problems found, 2 usage, input or I/O error (output to a closed pipe exits 0)."
+    after_help = "Examples:\n  runstart validate fixtures/packs/support-desk/index.json\n  runstart plan fixtures/packs/support-desk/index.json --providers fixtures/providers.json --agent support.escalation-writer --param ticketId=T-17\n\nExit status: 0 clean, 1 problems found, 2 usage, input or I/O error (output to a closed pipe keeps the status of what was found)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -52,6 +52,7 @@ enum Command {
     #[command(after_help = template::HELP)]
     Template(template::Args),
     /// Pack protocol v2: check a service's /v1/info against an index, validate a message.
+    #[command(after_help = protocol::HELP)]
     Protocol(protocol::Args),
 }
 

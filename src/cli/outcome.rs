@@ -23,7 +23,8 @@ pub enum Format {
 /// Why a subcommand could not finish.
 #[derive(Debug)]
 pub enum CliError {
-    /// stdout was closed (e.g. piped into `head`): not an error.
+    /// stdout was closed (e.g. piped into `head`): not an error. A command that knows its
+    /// verdict before writing keeps it ([`after_writing`]); otherwise it exits 0.
     BrokenPipe,
     /// Usage or I/O problem, reported on stderr with exit status 2.
     Usage(String),
@@ -35,6 +36,55 @@ impl From<io::Error> for CliError {
             CliError::BrokenPipe
         } else {
             CliError::Usage(e.to_string())
+        }
+    }
+}
+
+/// The exit status of a command that found `status` and then wrote its answer. A stdout
+/// closed on the way (`runstart validate … | head`) keeps the status: the reader stopped
+/// reading, the problems are still there, and a pipeline under `set -o pipefail` must fail.
+pub fn after_writing(status: u8, written: Result<(), CliError>) -> Result<u8, CliError> {
+    match written {
+        Ok(()) | Err(CliError::BrokenPipe) => Ok(status),
+        Err(e) => Err(e),
+    }
+}
+
+/// A writer that drops what follows once its reader has gone (a closed stdout), for a command
+/// whose work must go on without an audience: `fmt` still rewrites every file it was given.
+pub struct UntilClosed<'w> {
+    out: &'w mut dyn Write,
+    closed: bool,
+}
+
+impl<'w> UntilClosed<'w> {
+    /// Wraps `out`.
+    pub fn new(out: &'w mut dyn Write) -> Self {
+        UntilClosed { out, closed: false }
+    }
+}
+
+impl Write for UntilClosed<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.out.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            written => written,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self.out.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            flushed => flushed,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! <id>[@version] [--param k=v]... [--policy <policy.json>]`: prepare a run and print its plan.
 
 use super::files::{load_index_file, read_input};
-use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, after_writing, write_json};
 use runstart::route::{ProviderMetadata, TenantPolicy};
 use runstart::run::{
     InvalidRequestReason, RegisterError, RunPlan, RunRequest, RunStart, RunStartError,
@@ -81,8 +81,8 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             // the flow checks refuse) is a problem found, like a failed plan: every issue,
             // exit 1.
             Err(RegisterError::Pack(issues)) => {
-                print_unregistered(out, path, &issues, args.format)?;
-                return Ok(EXIT_PROBLEMS);
+                let written = print_unregistered(out, path, &issues, args.format);
+                return after_writing(EXIT_PROBLEMS, written);
             }
             Err(e) => return Err(CliError::Usage(format!("{}: {e}", path.display()))),
         }
@@ -121,18 +121,18 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     }
     match result {
         Ok(plan) => {
-            match args.format {
-                Format::Json => write_json(out, &plan)?,
-                Format::Human => human(out, &plan)?,
-            }
-            Ok(EXIT_CLEAN)
+            let written = match args.format {
+                Format::Json => write_json(out, &plan),
+                Format::Human => human(out, &plan),
+            };
+            after_writing(EXIT_CLEAN, written)
         }
         Err(e) => {
-            match args.format {
-                Format::Json => write_json(out, &json!({ "error": e }))?,
-                Format::Human => writeln!(out, "error[{}] {e}", e.code())?,
-            }
-            Ok(EXIT_PROBLEMS)
+            let written = match args.format {
+                Format::Json => write_json(out, &json!({ "error": e })),
+                Format::Human => writeln!(out, "error[{}] {e}", e.code()).map_err(CliError::from),
+            };
+            after_writing(EXIT_PROBLEMS, written)
         }
     }
 }

@@ -1,12 +1,40 @@
 //! `runstart protocol check-info <index.json> <info.json>` and `runstart protocol message`:
 //! the pack protocol v2 service check and message validation.
 
-use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, after_writing, write_json};
 use runstart::diagnostics::{Issue, Report, render};
 use runstart::protocol::{Deployment, EnvCheck, Response, check_service_info, parse_info};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::path::PathBuf;
+
+pub const HELP: &str = "\
+Examples:
+  runstart protocol check-info fixtures/packs/support-desk/index.json info.json
+  curl -s https://pack.example/v1/info > info.json && runstart protocol check-info index.json info.json --format json
+  runstart protocol message < message.json
+
+Exit status: 0 clean, 1 problems found (the service disagrees with the index, the index is not
+a usable pack index, the message is refused), 2 usage or I/O error.";
+
+const CHECK_INFO_HELP: &str = "\
+Examples:
+  runstart protocol check-info fixtures/packs/support-desk/index.json info.json
+  runstart protocol check-info index.json info.json --env-check warn --format json
+
+An index with load-time problems is refused with the issues `runstart validate` reports
+(`invalid-index`); an answer that is not an info message is a problem with the service.
+
+Exit status: 0 the service matches the index, 1 a problem found (or an unusable index),
+2 usage or I/O error.";
+
+const MESSAGE_HELP: &str = "\
+Examples:
+  runstart protocol message < request.json
+  runstart protocol message --format json < response.json
+
+Exit status: 0 a valid message, 1 a refused one (its error code and message), 2 usage or I/O
+error.";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -18,9 +46,11 @@ pub struct Args {
 enum Sub {
     /// Compare a pack service's `/v1/info` answer with the deployed index.json: protocol
     /// version, pack identity, indexHash, tools and versions, checks, missingEnv.
+    #[command(after_help = CHECK_INFO_HELP)]
     CheckInfo(CheckInfoArgs),
     /// Validate one pack protocol v2 message (request, response or info) read from stdin;
     /// a bad one gets the error a pack service answers.
+    #[command(after_help = MESSAGE_HELP)]
     Message(MessageArgs),
 }
 
@@ -68,6 +98,11 @@ fn read(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
 
 fn check_info(args: CheckInfoArgs, out: &mut dyn Write) -> Result<u8, CliError> {
     let index_bytes = read(&args.index)?;
+    // An index with load-time problems is refused as resolve and plan refuse it: the service
+    // is not checked against what is left of it.
+    if let Err(unusable) = super::files::load_index_bytes(&args.index, &index_bytes) {
+        return unusable.print(out, args.format);
+    }
     let deployment = Deployment::new(&index_bytes).map_err(|issues| {
         let why = issues.first().map(Issue::message).unwrap_or_default();
         CliError::Usage(format!(
@@ -97,16 +132,22 @@ fn check_info(args: CheckInfoArgs, out: &mut dyn Write) -> Result<u8, CliError> 
     };
     let report: Report = issues.into_iter().collect();
     let (errors, warnings) = (report.error_count(), report.warning_count());
-    match args.format {
+    let status = if errors > 0 {
+        EXIT_PROBLEMS
+    } else {
+        EXIT_CLEAN
+    };
+    let written = match args.format {
         Format::Human => {
             let text = std::str::from_utf8(&info_bytes).ok();
-            out.write_all(render::human(&info_name, text, &report).as_bytes())?;
+            let written = out.write_all(render::human(&info_name, text, &report).as_bytes());
             let _ = writeln!(
                 std::io::stderr(),
                 "{info_name}: {errors} error(s), {warnings} warning(s) against {} ({})",
                 args.index.display(),
                 deployment.index_hash()
             );
+            written.map_err(CliError::from)
         }
         Format::Json => write_json(
             out,
@@ -118,13 +159,9 @@ fn check_info(args: CheckInfoArgs, out: &mut dyn Write) -> Result<u8, CliError> 
                 "warnings": warnings,
                 "issues": report.issues(),
             }),
-        )?,
-    }
-    Ok(if errors > 0 {
-        EXIT_PROBLEMS
-    } else {
-        EXIT_CLEAN
-    })
+        ),
+    };
+    after_writing(status, written)
 }
 
 fn message(args: MessageArgs, out: &mut dyn Write) -> Result<u8, CliError> {
@@ -135,22 +172,23 @@ fn message(args: MessageArgs, out: &mut dyn Write) -> Result<u8, CliError> {
         .map_err(|e| CliError::Usage(format!("cannot read stdin: {e}")))?;
     match runstart::protocol::parse_message(&bytes) {
         Ok(m) => {
-            match args.format {
-                Format::Human => writeln!(out, "ok: {}", m.kind())?,
+            let written = match args.format {
+                Format::Human => writeln!(out, "ok: {}", m.kind()).map_err(CliError::from),
                 Format::Json => {
-                    write_json(out, &json!({"valid": true, "kind": m.kind(), "message": m}))?
+                    write_json(out, &json!({"valid": true, "kind": m.kind(), "message": m}))
                 }
-            }
-            Ok(EXIT_CLEAN)
+            };
+            after_writing(EXIT_CLEAN, written)
         }
         Err(e) => {
-            match args.format {
+            let written = match args.format {
                 Format::Human => {
-                    writeln!(out, "error[{}]: {}", e.code, render::sanitize(&e.message))?
+                    writeln!(out, "error[{}]: {}", e.code, render::sanitize(&e.message))
+                        .map_err(CliError::from)
                 }
-                Format::Json => write_json(out, &Response::Error(*e))?,
-            }
-            Ok(EXIT_PROBLEMS)
+                Format::Json => write_json(out, &Response::Error(*e)),
+            };
+            after_writing(EXIT_PROBLEMS, written)
         }
     }
 }

@@ -2,7 +2,7 @@
 //! references against the tools of one or more pack indexes, as run start would.
 
 use super::files::{Unusable, load_index_file};
-use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, write_json};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, Format, after_writing, write_json};
 use runstart::catalog::{Catalog, ToolRange};
 use runstart::range::parse_version;
 use serde_json::json;
@@ -15,7 +15,7 @@ const TENANT: &str = "cli";
 pub const HELP: &str = "\
 Examples:
   runstart resolve fixtures/packs/order-review/index.json --tool shop.fraud.score --range '^3.0.0'
-  runstart resolve packs/*/index.json --agents --format json
+  runstart resolve fixtures/packs/support-desk/index.json --agents --format json
 
 Ranges are npm semver 7 ranges; a prerelease is picked only when the range names one on the
 same major.minor.patch. A file that is not a usable pack index is refused with the issues
@@ -102,15 +102,16 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             }
         }
     }
-    match args.format {
-        Format::Human => write_human(out, &rows)?,
-        Format::Json => write_rows_json(out, &rows, args.agents)?,
-    }
-    Ok(if failures > 0 {
+    let status = if failures > 0 {
         EXIT_PROBLEMS
     } else {
         EXIT_CLEAN
-    })
+    };
+    let written = match args.format {
+        Format::Human => write_human(out, &rows),
+        Format::Json => write_rows_json(out, &rows, args.agents),
+    };
+    after_writing(status, written)
 }
 
 /// One resolution: the agent it belongs to (`file`, id, version) unless it is `--tool`'s,

@@ -2,7 +2,7 @@
 
 use super::files::read_input;
 use super::jsonl::{self, DEFAULT_MAX_LINE_BYTES, line_error};
-use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, after_writing};
 use runstart::route::{self, RouteInput};
 use std::io::Write;
 use std::path::PathBuf;
@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     format: Option<Format>,
     /// Longest accepted --jsonl line, in bytes; a longer one is answered `line-too-long`.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES, requires = "jsonl")]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES, requires = "jsonl", value_parser = jsonl::parse_max_line_bytes)]
     max_line_bytes: usize,
 }
 
@@ -78,15 +78,21 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     if args.explain {
         let explanation = route::explain(&input);
         let routed = matches!(explanation.outcome, route::ExplainedOutcome::Ok(_));
-        match args.format.unwrap_or(Format::Human) {
-            Format::Human => writeln!(out, "{explanation}")?,
-            Format::Json => super::outcome::write_json(out, &explanation)?,
-        }
-        return Ok(if routed { EXIT_CLEAN } else { EXIT_PROBLEMS });
+        let written = match args.format.unwrap_or(Format::Human) {
+            Format::Human => writeln!(out, "{explanation}").map_err(CliError::from),
+            Format::Json => super::outcome::write_json(out, &explanation),
+        };
+        return after_writing(if routed { EXIT_CLEAN } else { EXIT_PROBLEMS }, written);
     }
     let (value, routed) = outcome(&input);
-    match (args.format.unwrap_or(Format::Json), &value) {
-        (Format::Json, _) => super::outcome::write_json(out, &value)?,
+    let written = write_outcome(out, args.format.unwrap_or(Format::Json), &value);
+    after_writing(if routed { EXIT_CLEAN } else { EXIT_PROBLEMS }, written)
+}
+
+/// The route's answer: JSON, or one line for a person (with a line per rejected requirement).
+fn write_outcome(out: &mut dyn Write, format: Format, value: &Outcome) -> Result<(), CliError> {
+    match (format, value) {
+        (Format::Json, _) => super::outcome::write_json(out, value)?,
         (Format::Human, Outcome::Ok(d)) => {
             writeln!(out, "{}/{}: {}", d.provider, d.model, d.reason)?
         }
@@ -112,7 +118,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             }
         }
     }
-    Ok(if routed { EXIT_CLEAN } else { EXIT_PROBLEMS })
+    Ok(())
 }
 
 /// One result line per input line. A line that is blank, too long, not UTF-8 or not a route
@@ -122,7 +128,7 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
     let stdin = std::io::stdin();
     let mut status = EXIT_CLEAN;
     let mut failure = None;
-    let unreadable = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
+    let read = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
         match runstart::input::from_str::<RouteInput>(text) {
             Ok(input) => {
                 let (result, routed) = outcome(&input);
@@ -139,7 +145,12 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
                 line_error("invalid-input", format!("line {line}: {e}"), line)
             }
         }
-    })?;
+    });
+    // A closed stdout ends the run with what the lines answered so far said.
+    let unreadable = match read {
+        Err(CliError::BrokenPipe) => return Ok(status),
+        other => other?,
+    };
     if unreadable {
         status = EXIT_USAGE;
     }

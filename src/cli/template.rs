@@ -1,7 +1,9 @@
 //! `runstart template <file>` and `runstart template --jsonl`.
 
 use super::jsonl::{self, DEFAULT_MAX_LINE_BYTES, line_error};
-use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, write_json};
+use super::outcome::{
+    CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, Format, after_writing, write_json,
+};
 use runstart::template::{
     AllowedVariables, CheckIssue, CompiledTemplate, InputPolicy, ParseError, Segment,
 };
@@ -44,7 +46,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
     /// Longest accepted --jsonl line, in bytes; a longer one is answered `line-too-long`.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES, requires = "jsonl")]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES, requires = "jsonl", value_parser = jsonl::parse_max_line_bytes)]
     max_line_bytes: usize,
 }
 
@@ -90,10 +92,16 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
             InputPolicy::Warn
         });
     let issues = t.check(&allowed);
-    match args.format {
+    let status = if issues.iter().any(|i| !i.kind().is_warning()) {
+        EXIT_PROBLEMS
+    } else {
+        EXIT_CLEAN
+    };
+    let written = match args.format {
         Format::Json => write_checked_json(out, &name, &globals, &issues),
         Format::Human => write_checked_human(out, &name, &globals, &issues),
-    }
+    };
+    after_writing(status, written)
 }
 
 /// `--jsonl`: answers every line of stdin.
@@ -102,7 +110,7 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
     // `route --jsonl` does: 1 when a template does not parse, 2 when a line is not input.
     let stdin = std::io::stdin();
     let mut status = EXIT_CLEAN;
-    let unreadable = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
+    let read = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::String(t)) => {
                 let reply = answer(&t);
@@ -122,7 +130,12 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
                 )
             }
         }
-    })?;
+    });
+    // A closed stdout ends the run with what the lines answered so far said.
+    let unreadable = match read {
+        Err(CliError::BrokenPipe) => return Ok(status),
+        other => other?,
+    };
     if unreadable {
         status = EXIT_USAGE;
     }
@@ -138,21 +151,21 @@ fn write_parse_error(
     e: &ParseError,
 ) -> Result<u8, CliError> {
     let (l, c) = runstart::template::line_col(text, e.offset());
-    if format == Format::Json {
-        write_json(
+    let written = match format {
+        Format::Json => write_json(
             out,
             &json!({"file": name.to_string(), "globals": null, "issues": [{
                 "severity": "error", "code": "template-parse", "line": l, "column": c,
                 "message": e.message()}]}),
-        )?;
-        return Ok(EXIT_PROBLEMS);
-    }
-    writeln!(
-        out,
-        "{name}:{l}:{c}: error[template-parse]: {}",
-        e.message()
-    )?;
-    Ok(EXIT_PROBLEMS)
+        ),
+        Format::Human => writeln!(
+            out,
+            "{name}:{l}:{c}: error[template-parse]: {}",
+            e.message()
+        )
+        .map_err(CliError::from),
+    };
+    after_writing(EXIT_PROBLEMS, written)
 }
 
 /// The global variables the template reads, each once, in first-read order.
@@ -168,14 +181,13 @@ fn distinct_globals(t: &CompiledTemplate) -> Vec<String> {
         })
 }
 
-/// The check's JSON answer; exit 1 when an issue is an error.
+/// The check's JSON answer.
 fn write_checked_json(
     out: &mut dyn Write,
     name: &std::path::Display<'_>,
     globals: &[String],
     issues: &[CheckIssue],
-) -> Result<u8, CliError> {
-    let errors = issues.iter().filter(|i| !i.kind().is_warning()).count();
+) -> Result<(), CliError> {
     let list: Vec<Value> = issues
         .iter()
         .map(|i| {
@@ -188,31 +200,24 @@ fn write_checked_json(
     write_json(
         out,
         &json!({"file": name.to_string(), "globals": globals, "issues": list}),
-    )?;
-    Ok(if errors > 0 {
-        EXIT_PROBLEMS
-    } else {
-        EXIT_CLEAN
-    })
+    )
 }
 
-/// The check's human lines: the globals, then one line per issue; exit 1 when one is an error.
+/// The check's human lines: the globals, then one line per issue.
 fn write_checked_human(
     out: &mut dyn Write,
     name: &std::path::Display<'_>,
     globals: &[String],
     issues: &[CheckIssue],
-) -> Result<u8, CliError> {
+) -> Result<(), CliError> {
     writeln!(out, "globals:")?;
     for g in globals {
         writeln!(out, "  {g}")?;
     }
-    let mut errors = 0;
     for i in issues {
         let level = if i.kind().is_warning() {
             "warning"
         } else {
-            errors += 1;
             "error"
         };
         writeln!(
@@ -224,9 +229,5 @@ fn write_checked_human(
             i.message()
         )?;
     }
-    Ok(if errors > 0 {
-        EXIT_PROBLEMS
-    } else {
-        EXIT_CLEAN
-    })
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! `runstart validate <index.json>...`: validate pack indexes, print every issue.
 
-use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, write_json};
+use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, after_writing, write_json};
 use super::sarif::{self, FileIssues};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -172,45 +172,49 @@ fn print_reports(
             issues: r.report.issues(),
         })
         .collect();
-    match args.format {
-        ValidateFormat::Human => {
-            for (r, text) in results.iter().zip(&texts) {
-                out.write_all(render::human(&r.name, *text, &r.report).as_bytes())?;
-            }
-            if !args.quiet {
-                let (errors, warnings) = results.iter().fold((0, 0), |(e, w), r| {
-                    (e + r.report.error_count(), w + r.report.warning_count())
-                });
-                writeln!(
-                    std::io::stderr(),
-                    "{} file(s): {errors} error(s), {warnings} warning(s)",
-                    results.len()
-                )
-                .ok();
-            }
-        }
-        ValidateFormat::Json => {
-            let reports: Vec<FileReport<'_>> = results
-                .iter()
-                .map(|r| FileReport {
-                    file: &r.name,
-                    errors: r.report.error_count(),
-                    warnings: r.report.warning_count(),
-                    issues: r.report.issues(),
-                })
-                .collect();
-            write_json(out, &reports)?;
-        }
-        ValidateFormat::Sarif => write_json(out, &sarif::log(&files))?,
-        ValidateFormat::Github => out.write_all(sarif::github(&files).as_bytes())?,
-    }
-    Ok(if io_failed {
+    let status = if io_failed {
         EXIT_USAGE
     } else if any_errors {
         EXIT_PROBLEMS
     } else {
         EXIT_CLEAN
-    })
+    };
+    let written = (|| -> Result<(), CliError> {
+        match args.format {
+            ValidateFormat::Human => {
+                for (r, text) in results.iter().zip(&texts) {
+                    out.write_all(render::human(&r.name, *text, &r.report).as_bytes())?;
+                }
+                if !args.quiet {
+                    let (errors, warnings) = results.iter().fold((0, 0), |(e, w), r| {
+                        (e + r.report.error_count(), w + r.report.warning_count())
+                    });
+                    writeln!(
+                        std::io::stderr(),
+                        "{} file(s): {errors} error(s), {warnings} warning(s)",
+                        results.len()
+                    )
+                    .ok();
+                }
+            }
+            ValidateFormat::Json => {
+                let reports: Vec<FileReport<'_>> = results
+                    .iter()
+                    .map(|r| FileReport {
+                        file: &r.name,
+                        errors: r.report.error_count(),
+                        warnings: r.report.warning_count(),
+                        issues: r.report.issues(),
+                    })
+                    .collect();
+                write_json(out, &reports)?;
+            }
+            ValidateFormat::Sarif => write_json(out, &sarif::log(&files))?,
+            ValidateFormat::Github => out.write_all(sarif::github(&files).as_bytes())?,
+        }
+        Ok(())
+    })();
+    after_writing(status, written)
 }
 
 /// What to do about a file `validate` cannot read.

@@ -133,3 +133,14 @@ test('RouteTable register, unregister and explain', () => {
   assert.equal(table.route(vision).kind, 'err');
   assert.deepStrictEqual(table.providers, [text]);
 });
+
+test('a missing argument is named once, with what was given', () => {
+  assert.throws(() => route({}), {
+    code: 'invalid-argument',
+    message: 'runstart: input.providers must be an array, got undefined',
+  });
+  assert.throws(() => route({ providers: 7 }), {
+    code: 'invalid-argument',
+    message: 'runstart: input.providers must be an array, got number 7',
+  });
+});
