@@ -709,3 +709,25 @@ fn a_zero_line_cap_is_a_usage_error() {
         );
     }
 }
+
+/// A `--jsonl` run whose stdout closes stops reading there, with the status of the lines it
+/// answered: a blank line (2) is not forgotten because nobody read its answer.
+#[test]
+fn a_closed_stdout_keeps_the_jsonl_status() {
+    for command in ["template", "route"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_runstart"))
+            .args([command, "--jsonl"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the runstart binary runs");
+        // The reader goes before the first line arrives.
+        drop(child.stdout.take());
+        let mut input = child.stdin.take().expect("stdin");
+        let _ = input.write_all(b"\n\n\n");
+        drop(input);
+        let status = child.wait().expect("finishes");
+        assert_eq!(status.code(), Some(2), "{command}");
+    }
+}

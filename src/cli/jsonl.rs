@@ -64,11 +64,12 @@ impl LineProblem {
 /// that is text and answering each other one with its [`LineProblem`]; each answer is written
 /// as one compact JSON line, flushed so a co-process sees it at once. Lines are numbered from
 /// 1; a line over `max_line_bytes` is drained in chunks, never held whole. Returns whether
-/// some line was not text (a usage problem: the callers exit 2).
+/// some line was not text (a usage problem: the callers exit 2). A closed stdout ends the
+/// reading there (nobody reads the answers), and what the lines so far said stands.
 ///
 /// # Errors
 ///
-/// Reading stdin or writing stdout failed (a closed stdout is a broken pipe).
+/// Reading stdin or writing stdout failed.
 pub fn for_each_line(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
@@ -100,10 +101,19 @@ pub fn for_each_line(
                 problem.answer(number)
             }
         };
-        serde_json::to_writer(&mut *out, &value).map_err(super::outcome::json_error)?;
-        out.write_all(b"\n")?;
-        out.flush()?;
+        match write_answer(out, &value) {
+            Err(CliError::BrokenPipe) => return Ok(unreadable),
+            written => written?,
+        }
     }
+}
+
+/// One answer as a compact JSON line, flushed.
+fn write_answer(out: &mut dyn Write, value: &Value) -> Result<(), CliError> {
+    serde_json::to_writer(&mut *out, value).map_err(super::outcome::json_error)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
 }
 
 /// Reads one line into `buf` without its line ending. `None` at the end of input;

@@ -128,7 +128,7 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
     let stdin = std::io::stdin();
     let mut status = EXIT_CLEAN;
     let mut failure = None;
-    let read = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
+    let unreadable = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
         match runstart::input::from_str::<RouteInput>(text) {
             Ok(input) => {
                 let (result, routed) = outcome(&input);
@@ -145,12 +145,7 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
                 line_error("invalid-input", format!("line {line}: {e}"), line)
             }
         }
-    });
-    // A closed stdout ends the run with what the lines answered so far said.
-    let unreadable = match read {
-        Err(CliError::BrokenPipe) => return Ok(status),
-        other => other?,
-    };
+    })?;
     if unreadable {
         status = EXIT_USAGE;
     }

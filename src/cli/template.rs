@@ -110,7 +110,7 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
     // `route --jsonl` does: 1 when a template does not parse, 2 when a line is not input.
     let stdin = std::io::stdin();
     let mut status = EXIT_CLEAN;
-    let read = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
+    let unreadable = jsonl::for_each_line(&mut stdin.lock(), out, max_line_bytes, |line, text| {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::String(t)) => {
                 let reply = answer(&t);
@@ -130,12 +130,7 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
                 )
             }
         }
-    });
-    // A closed stdout ends the run with what the lines answered so far said.
-    let unreadable = match read {
-        Err(CliError::BrokenPipe) => return Ok(status),
-        other => other?,
-    };
+    })?;
     if unreadable {
         status = EXIT_USAGE;
     }

@@ -152,69 +152,72 @@ fn validate_files(args: &Args) -> Vec<FileResult> {
     results
 }
 
+/// Prints every report; the exit status is what was found, even when stdout closes early.
 fn print_reports(
     args: &Args,
     results: Vec<FileResult>,
     out: &mut dyn Write,
 ) -> Result<u8, CliError> {
-    let any_errors = results.iter().any(|r| r.report.has_errors());
-    let io_failed = results.iter().any(|r| !r.readable);
-    let texts: Vec<Option<&str>> = results
-        .iter()
-        .map(|r| std::str::from_utf8(&r.bytes).ok().filter(|_| r.readable))
-        .collect();
-    let files: Vec<FileIssues<'_>> = results
-        .iter()
-        .zip(&texts)
-        .map(|(r, text)| FileIssues {
-            file: &r.name,
-            text: *text,
-            issues: r.report.issues(),
-        })
-        .collect();
-    let status = if io_failed {
+    let status = if results.iter().any(|r| !r.readable) {
         EXIT_USAGE
-    } else if any_errors {
+    } else if results.iter().any(|r| r.report.has_errors()) {
         EXIT_PROBLEMS
     } else {
         EXIT_CLEAN
     };
-    let written = (|| -> Result<(), CliError> {
-        match args.format {
-            ValidateFormat::Human => {
-                for (r, text) in results.iter().zip(&texts) {
-                    out.write_all(render::human(&r.name, *text, &r.report).as_bytes())?;
-                }
-                if !args.quiet {
-                    let (errors, warnings) = results.iter().fold((0, 0), |(e, w), r| {
-                        (e + r.report.error_count(), w + r.report.warning_count())
-                    });
-                    writeln!(
-                        std::io::stderr(),
-                        "{} file(s): {errors} error(s), {warnings} warning(s)",
-                        results.len()
-                    )
-                    .ok();
-                }
+    after_writing(status, write_reports(args, &results, out))
+}
+
+/// The reports in the chosen format (and, for people, the summary on stderr).
+fn write_reports(args: &Args, results: &[FileResult], out: &mut dyn Write) -> Result<(), CliError> {
+    let texts: Vec<Option<&str>> = results
+        .iter()
+        .map(|r| std::str::from_utf8(&r.bytes).ok().filter(|_| r.readable))
+        .collect();
+    let files = || -> Vec<FileIssues<'_>> {
+        results
+            .iter()
+            .zip(&texts)
+            .map(|(r, text)| FileIssues {
+                file: &r.name,
+                text: *text,
+                issues: r.report.issues(),
+            })
+            .collect()
+    };
+    match args.format {
+        ValidateFormat::Human => {
+            for (r, text) in results.iter().zip(&texts) {
+                out.write_all(render::human(&r.name, *text, &r.report).as_bytes())?;
             }
-            ValidateFormat::Json => {
-                let reports: Vec<FileReport<'_>> = results
-                    .iter()
-                    .map(|r| FileReport {
-                        file: &r.name,
-                        errors: r.report.error_count(),
-                        warnings: r.report.warning_count(),
-                        issues: r.report.issues(),
-                    })
-                    .collect();
-                write_json(out, &reports)?;
+            if !args.quiet {
+                let (errors, warnings) = results.iter().fold((0, 0), |(e, w), r| {
+                    (e + r.report.error_count(), w + r.report.warning_count())
+                });
+                writeln!(
+                    std::io::stderr(),
+                    "{} file(s): {errors} error(s), {warnings} warning(s)",
+                    results.len()
+                )
+                .ok();
             }
-            ValidateFormat::Sarif => write_json(out, &sarif::log(&files))?,
-            ValidateFormat::Github => out.write_all(sarif::github(&files).as_bytes())?,
         }
-        Ok(())
-    })();
-    after_writing(status, written)
+        ValidateFormat::Json => {
+            let reports: Vec<FileReport<'_>> = results
+                .iter()
+                .map(|r| FileReport {
+                    file: &r.name,
+                    errors: r.report.error_count(),
+                    warnings: r.report.warning_count(),
+                    issues: r.report.issues(),
+                })
+                .collect();
+            write_json(out, &reports)?;
+        }
+        ValidateFormat::Sarif => write_json(out, &sarif::log(&files()))?,
+        ValidateFormat::Github => out.write_all(sarif::github(&files()).as_bytes())?,
+    }
+    Ok(())
 }
 
 /// What to do about a file `validate` cannot read.
