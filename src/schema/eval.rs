@@ -2,9 +2,9 @@
 //! `allErrors`: the errors of failing `anyOf`/`oneOf` branches stay beside the keyword's own
 //! error, passing branches leave none, `if` contributes only its clause's errors and its own.
 
-use super::compile::{Cmp, FuncId, Group, JType, Node, NodeId, Program, Step, TypeErr};
 use super::format::{FormatType, check_number, check_string};
 use super::pattern::Pattern;
+use super::program::{Cmp, FuncId, Group, JType, Node, NodeId, Program, Step, TypeErr};
 use super::text::js_number;
 use serde_json::{Map, Value, json};
 use std::fmt::Write;

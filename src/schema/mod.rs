@@ -19,6 +19,7 @@ mod eval;
 mod format;
 mod format_text;
 mod pattern;
+mod program;
 mod text;
 mod uri;
 mod validator;
@@ -46,8 +47,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 
 /// The meta-schemas Ajv 2020 knows, each compiled once, by `$id`.
-fn meta_programs() -> &'static Vec<(String, compile::Program)> {
-    static META: OnceLock<Vec<(String, compile::Program)>> = OnceLock::new();
+fn meta_programs() -> &'static Vec<(String, program::Program)> {
+    static META: OnceLock<Vec<(String, program::Program)>> = OnceLock::new();
     META.get_or_init(|| {
         let docs = compile::meta_documents();
         let opts = compile::Options {
@@ -231,7 +232,7 @@ impl CompileOptions {
 /// engine capped at [`BACKTRACK_LIMIT`] steps per match: pack schemas are untrusted.
 #[derive(Debug)]
 pub struct CompiledSchema {
-    program: compile::Program,
+    program: program::Program,
 }
 
 impl CompiledSchema {
