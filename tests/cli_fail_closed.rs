@@ -577,6 +577,51 @@ fn fmt_writes_the_canonical_form_which_revalidates_and_is_stable() {
     assert_eq!(std::fs::read(&broken).expect("kept"), b"{\"v\": 1,");
 }
 
+#[cfg(unix)]
+#[test]
+fn fmt_rewrites_what_a_link_names_keeps_permissions_and_goes_past_an_unreadable_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("fmt-links");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs/broken/index.json");
+    let original = std::fs::read(&fixture).expect("fixture");
+    let real = dir.file("real.json", &original);
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let link = format!("{}/link.json", dir.0.display());
+    std::os::unix::fs::symlink("real.json", &link).expect("symlink");
+    let other = dir.file("other.json", &original);
+    let missing = format!("{}/missing.json", dir.0.display());
+
+    let out = runstart(&["fmt", &link, &missing, &other]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!("formatted {link}\nformatted {other}\n")
+    );
+    assert_eq!(
+        stderr(&out),
+        format!("runstart: cannot read {missing}: No such file or directory (os error 2)\n")
+    );
+    // The link is still a link; the file it names holds the canonical form, still private.
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+    let formatted = std::fs::read(&real).expect("real");
+    assert_ne!(formatted, original);
+    assert_eq!(std::fs::read(&other).expect("other"), formatted);
+    let mode = std::fs::metadata(&real).expect("meta").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // A pipe is not a file to rewrite.
+    let out = with_stdin(&["fmt", "/dev/stdin"], original.clone());
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "runstart: cannot write /dev/stdin: not a regular file\n"
+    );
+}
+
 #[test]
 fn every_command_takes_format_json_and_names_the_provider_providerid() {
     let dir = Scratch::new("formats");
