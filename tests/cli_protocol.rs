@@ -234,3 +234,57 @@ fn check_info_refuses_an_unusable_index() {
     let _ = std::fs::remove_file(&not_json);
     let _ = std::fs::remove_file(info);
 }
+
+/// A tool env need whose schema does not compile is refused by a pack service: `validate`
+/// reports it (`invalid-env-need`, at the env name) and `check-info` refuses the index with it.
+#[test]
+fn an_env_need_that_does_not_compile_fails_validate_and_check_info_alike() {
+    let mut index: Value =
+        serde_json::from_slice(&std::fs::read(INDEX).expect("fixture")).expect("JSON");
+    index["tools"][0]["needsSpec"]["env"]["CRM_API_URL"] = json!({"type": "strng"});
+    let path = std::env::temp_dir().join(format!(
+        "runstart-cli-protocol-{}-env-need-index.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, index.to_string()).expect("writes");
+    let path_text = path.to_str().expect("utf8");
+    let pointer = "/tools/0/needsSpec/env/CRM_API_URL";
+
+    let out = runstart(&["validate", path_text, "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let reports: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let errors: Vec<(&str, &str)> = reports[0]["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter(|i| i["severity"] == "error")
+        .map(|i| {
+            (
+                i["code"].as_str().unwrap_or(""),
+                i["instancePath"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(errors, [("invalid-env-need", pointer)]);
+
+    let info = info_file("env-need", |_| {});
+    let info = info.to_str().expect("utf8");
+    let out = runstart(
+        &[
+            "protocol",
+            "check-info",
+            path_text,
+            info,
+            "--format",
+            "json",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(answer["error"]["code"], "invalid-index");
+    assert_eq!(answer["error"]["issues"][0]["code"], "invalid-env-need");
+    assert_eq!(answer["error"]["issues"][0]["instancePath"], pointer);
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(info);
+}

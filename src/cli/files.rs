@@ -2,7 +2,7 @@
 //! indexes refused with validate's issues when they cannot be used.
 
 use super::outcome::{CliError, EXIT_PROBLEMS, Format, after_writing, write_json};
-use runstart::diagnostics::{Report, render};
+use runstart::diagnostics::{Issue, Report, render};
 use serde_json::json;
 use std::io::{self, Write};
 use std::path::Path;
@@ -61,6 +61,21 @@ pub struct Unusable {
 }
 
 impl Unusable {
+    /// The index at `path` (its `bytes`), refused for `issues` found after it loaded (a tool's
+    /// env needs that do not compile, for the protocol's deployment).
+    pub fn with_issues(path: &Path, bytes: &[u8], issues: Vec<Issue>) -> Unusable {
+        let mut report = Report::new();
+        for issue in issues {
+            report.push(issue);
+        }
+        report.sort();
+        Unusable {
+            file: path.display().to_string(),
+            text: std::str::from_utf8(bytes).ok().map(str::to_owned),
+            report,
+        }
+    }
+
     /// Prints the problems (validate's human lines, or one JSON error object) and gives the
     /// exit status: 1, problems found.
     pub fn print(&self, out: &mut dyn Write, format: Format) -> Result<u8, CliError> {

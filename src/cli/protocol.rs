@@ -103,13 +103,13 @@ fn check_info(args: CheckInfoArgs, out: &mut dyn Write) -> Result<u8, CliError> 
     if let Err(unusable) = super::files::load_index_bytes(&args.index, &index_bytes) {
         return unusable.print(out, args.format);
     }
-    let deployment = Deployment::new(&index_bytes).map_err(|issues| {
-        let why = issues.first().map(Issue::message).unwrap_or_default();
-        CliError::Usage(format!(
-            "{} is not a usable pack index: {why}",
-            args.index.display()
-        ))
-    })?;
+    let deployment = match Deployment::new(&index_bytes) {
+        Ok(deployment) => deployment,
+        Err(issues) => {
+            return super::files::Unusable::with_issues(&args.index, &index_bytes, issues)
+                .print(out, args.format);
+        }
+    };
     let deployment = deployment.with_env_check(match args.env_check {
         EnvCheckArg::Strict => EnvCheck::Strict,
         EnvCheckArg::Warn => EnvCheck::Warn,

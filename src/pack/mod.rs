@@ -32,6 +32,7 @@ mod block_rules;
 mod compile;
 mod define_agent;
 mod duplicates;
+mod env_need;
 mod model;
 mod resolve;
 mod rules;
@@ -41,6 +42,7 @@ pub(crate) use agent_rules::is_date_value;
 pub(crate) use block_rules::check_block;
 pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackBlock};
 pub(crate) use define_agent::{AgentIssues, AgentRules};
+pub(crate) use env_need::{EnvNeed, compile_env_needs};
 pub(crate) use model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
     ToolRecord, ToolRefC,

@@ -3,10 +3,9 @@
 
 use super::message::{ErrorCode, PackError};
 use super::validate::{Side, SideSchema};
-use crate::diagnostics::IssueCode;
-use crate::diagnostics::{Issue, pointer};
+use crate::diagnostics::Issue;
 use crate::index::{self, wire::BlockKind, wire::Tool};
-use crate::schema::CompiledSchema;
+use crate::pack::{EnvNeed, compile_env_needs};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -19,15 +18,6 @@ pub enum EnvCheck {
     Strict,
     /// It serves, and names them in its log and `/v1/info`.
     Warn,
-}
-
-/// One env name a tool declares in `needsSpec.env`.
-#[derive(Debug)]
-pub(crate) struct EnvNeed {
-    pub name: String,
-    /// The schema's `default` (a string), which makes the name optional.
-    pub default: Option<String>,
-    pub schema: CompiledSchema,
 }
 
 /// One indexed tool version, compiled for calls.
@@ -92,7 +82,7 @@ impl Deployment {
     /// # Errors
     ///
     /// The load's issues when the bytes are not a usable index (not UTF-8, not JSON, envelope
-    /// `v` not 1); [`IssueCode::InvalidEnvNeed`] issues for env needs a runtime would refuse (upstream
+    /// `v` not 1); [`IssueCode::InvalidEnvNeed`](crate::diagnostics::IssueCode::InvalidEnvNeed) issues for env needs a runtime would refuse (upstream
     /// refuses such a deployment).
     pub fn new(bytes: &[u8]) -> Result<Deployment, Vec<Issue>> {
         let loaded = index::load(bytes);
@@ -119,7 +109,7 @@ impl Deployment {
             let Ok(tool) = serde_json::from_value::<Tool>(Value::Object(entry)) else {
                 continue;
             };
-            let env = env_needs(&tool, i, &mut issues);
+            let env = compile_env_needs(&tool, i, &mut issues);
             tools.push(ToolContract {
                 input: SideSchema::compile(&tool.input, Side::Input),
                 output: SideSchema::compile(&tool.output, Side::Output),
@@ -319,52 +309,6 @@ impl Deployment {
     ) -> Result<(), Box<PackError>> {
         self.tool(tool_id, version)?.output.check(tool_id, output)
     }
-}
-
-fn env_needs(tool: &Tool, index: usize, issues: &mut Vec<Issue>) -> Vec<EnvNeed> {
-    let Some(env) = tool
-        .needs_spec
-        .as_ref()
-        .and_then(|n| n.get("env"))
-        .and_then(Value::as_object)
-    else {
-        return Vec::new();
-    };
-    let mut needs = Vec::with_capacity(env.len());
-    for (name, schema) in env {
-        let at = pointer::join(&format!("/tools/{index}"), &["needsSpec", "env", name]);
-        let default = match schema.get("default") {
-            None => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => {
-                issues.push(Issue::error(
-                    IssueCode::InvalidEnvNeed,
-                    format!("{at}/default"),
-                    format!(
-                        "Tool \"{}\": needsSpec.env.{name}'s default must be a string: env values are strings.",
-                        tool.id
-                    ),
-                ));
-                continue;
-            }
-        };
-        match CompiledSchema::compile(schema) {
-            Ok(schema) => needs.push(EnvNeed {
-                name: name.clone(),
-                default,
-                schema,
-            }),
-            Err(why) => issues.push(Issue::error(
-                IssueCode::InvalidEnvNeed,
-                at,
-                format!(
-                    "Tool \"{}\": the schema for needsSpec.env.{name} doesn't compile: {}",
-                    tool.id, why
-                ),
-            )),
-        }
-    }
-    needs
 }
 
 #[cfg(test)]

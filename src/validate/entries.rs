@@ -74,11 +74,13 @@ fn check_schema(schema: &serde_json::Value, pointer: &str) -> Vec<Issue> {
     }
 }
 
-/// The `input` and `output` schemas of one tool are valid draft 2020-12 schemas that compile.
+/// The `input` and `output` schemas of one tool are valid draft 2020-12 schemas that compile,
+/// and its `needsSpec.env` needs compile as a pack service compiles them.
 pub(super) fn check_tool_schemas(tool: &Indexed<Tool>) -> Vec<Issue> {
     let base = format!("/tools/{}", tool.index);
     let mut out = check_schema(&tool.entry.input, &format!("{base}/input"));
     out.extend(check_schema(&tool.entry.output, &format!("{base}/output")));
+    crate::pack::compile_env_needs(&tool.entry, tool.index, &mut out);
     out
 }
 
