@@ -204,3 +204,52 @@ fn a_closed_stdout_keeps_the_exit_status() {
     assert_eq!(run("fixtures/packs/broken/index.json"), Some(1));
     assert_eq!(run("fixtures/packs/support-desk/index.json"), Some(0));
 }
+
+/// One run reports every problem: an unknown field in a tool or guardrail entry does not hide
+/// its other problems (bad schemas, a version that is not semver, a config its schema refuses),
+/// and a tool whose version does not parse is not reported again, at each agent reference, as
+/// a tool with no published version.
+#[test]
+fn an_unknown_field_hides_nothing_and_an_unusable_tool_version_is_reported_once() {
+    let fixture = root().join("fixtures/packs/support-desk/index.json");
+    let mut pack: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture).expect("fixture")).expect("JSON");
+    pack["tools"][0]["bogus"] = serde_json::json!(1);
+    pack["tools"][0]["input"] = serde_json::json!({"type": "strng"});
+    pack["tools"][0]["version"] = serde_json::json!("x.y");
+    pack["guardrails"][0]["bogus"] = serde_json::json!(1);
+    pack["guardrails"][0]["config"] = serde_json::json!({"phrases": 5});
+    let dir = tempdir();
+    let file = dir.join("index.json");
+    std::fs::write(&file, pack.to_string()).expect("write");
+    let out = runstart(&["validate", file.to_str().expect("utf8"), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let reports: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let errors: Vec<(String, String)> = reports[0]["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter(|i| i["severity"] == "error")
+        .map(|i| {
+            (
+                i["code"].as_str().unwrap_or_default().to_owned(),
+                i["instancePath"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("invalid-shape", "/guardrails/0"),
+        ("guardrail-config", "/guardrails/0/config/phrases"),
+        ("invalid-shape", "/tools/0"),
+        ("invalid-schema", "/tools/0/input/type"),
+        ("invalid-schema", "/tools/0/input/type"),
+        ("invalid-schema", "/tools/0/input/type"),
+        ("invalid-shape", "/tools/0/version"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
+        .collect();
+    assert_eq!(errors, expected);
+    let _ = std::fs::remove_dir_all(dir);
+}

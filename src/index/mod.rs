@@ -15,6 +15,8 @@ mod model;
 mod parse;
 mod typed;
 pub(crate) use parse::release;
+pub(crate) use typed::FromDocument;
+pub(crate) use typed::typed_without_unknown_fields;
 pub mod wire;
 
 pub use canonical::{canonical_text, index_hash};

@@ -6,6 +6,7 @@
 //! agent is therefore typed in two steps: its shape checked with those fields skipped, then
 //! the fields cloned as they are, which copies a map's nodes without searching them.
 
+use super::model::{Indexed, RejectedEntry, rejected_json};
 use super::wire::{
     Agent, Block, Flow, Guardrail, Instructions, Parameter, SettingsRef, Tool, ToolRef, present,
 };
@@ -13,6 +14,43 @@ use crate::diagnostics::Issue;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
+
+/// The rejected `entry` (of `document`) typed without the fields the index does not define,
+/// when such fields are all its shape check refused: deploy validation checks the rest of it
+/// from this form, so an unknown field does not hide the entry's other problems. `None` when
+/// something else refused it, or when it does not type even without them.
+pub(crate) fn typed_without_unknown_fields<T: FromDocument>(
+    document: &Value,
+    entry: &RejectedEntry,
+) -> Option<Indexed<T>> {
+    let at = format!("/{}/{}", entry.list, entry.index);
+    let mut unknown = Vec::with_capacity(entry.issues.len());
+    for issue in &entry.issues {
+        let field = issue
+            .params()
+            .get("additionalProperty")
+            .and_then(Value::as_str);
+        match field {
+            Some(field)
+                if issue.keyword() == Some("additionalProperties")
+                    && issue.instance_path() == at =>
+            {
+                unknown.push(field);
+            }
+            _ => return None,
+        }
+    }
+    let mut raw = rejected_json(document, entry)?.as_object()?.clone();
+    for field in unknown {
+        raw.shift_remove(field);
+    }
+    T::from_document(&Value::Object(raw))
+        .ok()
+        .map(|typed| Indexed {
+            index: entry.index,
+            entry: typed,
+        })
+}
 
 /// An entry type that loading types from the parsed document.
 pub(crate) trait FromDocument: Sized {

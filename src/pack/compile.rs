@@ -543,7 +543,12 @@ fn tool_refs(
     for (j, t) in agent.tools.iter().enumerate() {
         let range = ToolRange::new(&t.version);
         let pin = match resolver.pin_tool(agent.id, &t.id, &t.version, range.range()) {
-            Ok(v) => Some(v),
+            Ok(Some(v)) => Some(v),
+            // The tool's entry has a version that does not parse: its issue refuses the pack.
+            Ok(None) => {
+                parts.failed = true;
+                None
+            }
             Err(issue) => {
                 parts.fail(issue.under(&format!("{base}/tools/{j}/version")));
                 None

@@ -49,4 +49,5 @@ pub(crate) use model::{
 };
 pub(crate) use resolve::{Deployed, NothingDeployed, Resolver};
 pub use rules::BlockRole;
+pub(crate) use rules::tool_version;
 pub(crate) use rules::{block_pin_message, is_range, model_settings_problems, parse_template};

@@ -47,6 +47,9 @@ pub(crate) struct Resolver<'a> {
     /// Guardrail ids of the pack, rejected entries included.
     guardrails: std::collections::HashSet<&'a str>,
     tools: HashMap<&'a str, Vec<Version>>,
+    /// Tool ids with an entry whose version does not parse (its own issue says so): a
+    /// reference that finds no other version is not reported again as missing.
+    unusable_tools: std::collections::HashSet<&'a str>,
     blocks: HashMap<&'a str, BlockVersions>,
     deployed: &'a dyn Deployed,
 }
@@ -62,12 +65,16 @@ impl<'a> Resolver<'a> {
         deployed: &'a dyn Deployed,
     ) -> Resolver<'a> {
         let mut tools: HashMap<&'a str, Vec<Version>> = HashMap::new();
+        let mut unusable_tools = std::collections::HashSet::new();
         for (t, v) in index.tools.iter().zip(tool_versions) {
-            if let Some(v) = v {
-                tools
+            match v {
+                Some(v) => tools
                     .entry(t.entry.id.as_str())
                     .or_default()
-                    .push(v.clone());
+                    .push(v.clone()),
+                None => {
+                    unusable_tools.insert(t.entry.id.as_str());
+                }
             }
         }
         let pack_version = parse_version(&index.pack_version);
@@ -89,8 +96,11 @@ impl<'a> Resolver<'a> {
                         Some(text) => parse_version(text),
                         None => pack_version.clone(),
                     };
-                    if let Some(v) = v {
-                        tools.entry(id).or_default().push(v);
+                    match v {
+                        Some(v) => tools.entry(id).or_default().push(v),
+                        None => {
+                            unusable_tools.insert(id);
+                        }
                     }
                 }
                 "blocks" => {
@@ -123,6 +133,7 @@ impl<'a> Resolver<'a> {
         Resolver {
             guardrails,
             tools,
+            unusable_tools,
             blocks: by_id,
             deployed,
         }
@@ -149,16 +160,21 @@ impl<'a> Resolver<'a> {
         std::borrow::Cow::Owned(all)
     }
 
-    /// Pins agent `agent_id`'s reference to tool `id` (see [`pin_tool_ref`]).
+    /// Pins agent `agent_id`'s reference to tool `id` (see [`pin_tool_ref`]); `Ok(None)` when
+    /// the tool has no version but an entry of the pack whose version does not parse, whose
+    /// own issue already says why the reference cannot resolve.
     pub(crate) fn pin_tool(
         &self,
         agent_id: &str,
         id: &str,
         range_text: &str,
         range: Result<&Range, &RangeError>,
-    ) -> Result<Version, Box<Issue>> {
+    ) -> Result<Option<Version>, Box<Issue>> {
         let versions = self.tool_versions(id);
-        pin_tool_ref(agent_id, id, range_text, range, &versions).cloned()
+        if versions.is_empty() && range.is_ok() && self.unusable_tools.contains(id) {
+            return Ok(None);
+        }
+        pin_tool_ref(agent_id, id, range_text, range, &versions).map(|v| Some(v.clone()))
     }
 
     /// [`Resolver::pin_tool`] for a reference the compile did not see (its agent's shape
@@ -168,7 +184,7 @@ impl<'a> Resolver<'a> {
         agent_id: &str,
         id: &str,
         range_text: &str,
-    ) -> Result<Version, Box<Issue>> {
+    ) -> Result<Option<Version>, Box<Issue>> {
         self.pin_tool(agent_id, id, range_text, Range::parse(range_text).as_ref())
     }
 

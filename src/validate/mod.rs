@@ -17,7 +17,7 @@ pub use published::PublishedTools;
 pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};
 
 use crate::diagnostics::{Issue, Report};
-use crate::index::wire::{Agent, Block, BlockKind};
+use crate::index::wire::{Agent, Block, BlockKind, Guardrail, Tool};
 use crate::index::{self, Entry, Limits};
 use crate::pack::{AgentIssues, AgentRules};
 use crate::pack::{AgentRef, CompiledPack, Deployed, NothingDeployed, PackBlock};
@@ -205,10 +205,23 @@ fn check_entries(
             .tools
             .par_iter()
             .map(entries::check_tool_schemas)
+            .chain(
+                rejected_typed::<Tool>(document, index, "tools")
+                    .into_par_iter()
+                    .map(|t| {
+                        // The compile never saw it, so its version is checked here too.
+                        let mut out = entries::check_tool_schemas(&t);
+                        if let Err(issue) = crate::pack::tool_version(&t, &index.pack_version) {
+                            out.push(*issue);
+                        }
+                        out
+                    }),
+            )
             .collect(),
         index
             .guardrails
             .par_iter()
+            .chain(rejected_typed::<Guardrail>(document, index, "guardrails").par_iter())
             .map(|g| {
                 let mut out = entries::check_guardrail_schema(g);
                 guardrail::check_guardrail(g, &crate::route::validate_capability, &mut out);
@@ -234,6 +247,21 @@ fn check_entries(
     issues.extend(groups.into_iter().flatten().flatten());
     templates::cap_template_issues(&mut issues);
     issues
+}
+
+/// The entries of `list` rejected at load only for fields the index does not define, typed
+/// without them (see [`index::typed_without_unknown_fields`]).
+fn rejected_typed<T: index::FromDocument>(
+    document: &serde_json::Value,
+    index: &index::PackIndex,
+    list: &str,
+) -> Vec<index::Indexed<T>> {
+    index
+        .rejected
+        .iter()
+        .filter(|r| r.list == list)
+        .filter_map(|r| index::typed_without_unknown_fields(document, r))
+        .collect()
 }
 
 /// What the checks of agent and block entries share.
