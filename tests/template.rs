@@ -1472,3 +1472,76 @@ fn objects_keep_javascript_key_order() {
         ],
     );
 }
+
+/// Cases a differential run against LiquidJS 10.30.1 (strictVariables, strictFilters) found
+/// rendering differently, with LiquidJS's answers: nil keys sort last, `escape_once` decodes
+/// once, `%N` pads the milliseconds, `%s` rounds down, a variable holding `nil` is LiquidJS's
+/// NullDrop (never less than anything, not blank, `"null"` to `contains`), a keyword argument
+/// is the pair `[key, value]` in its place, and an object with a numeric `length` is
+/// array-like to `first` and `last`.
+#[test]
+fn liquidjs_parity_found_by_the_differential_run() {
+    let context = json!({
+        "a": [2, null],
+        "by": [{"p": 2}, {}, {"p": 1}],
+        "two": [1, 2],
+        "o": {"0": "zero", "1": "one", "length": 2}
+    });
+    assert_renders(
+        &context,
+        &[
+            ("{{ a | sort | json }}", Ok("[2,null]")),
+            (
+                "{{ by | sort: \"p\" | json }}",
+                Ok(r#"[{"p":1},{"p":2},{}]"#),
+            ),
+            ("{{ \"&amp;lt;\" | escape_once }}", Ok("&amp;lt;")),
+            (
+                "{{ \"2024-01-01T00:00:00.005Z\" | date: \"%N\" }}",
+                Ok("005000000"),
+            ),
+            (
+                "{{ \"2024-01-01T00:00:00.900Z\" | date: \"%s\" }}",
+                Ok("1704067200"),
+            ),
+            (
+                "{% assign y = nil %}{% if y < 1 %}T{% else %}F{% endif %}",
+                Ok("F"),
+            ),
+            (
+                "{% assign y = nil %}{% if y == blank %}T{% else %}F{% endif %}",
+                Ok("F"),
+            ),
+            (
+                "{% if \"null\" contains nil %}T{% else %}F{% endif %}",
+                Ok("T"),
+            ),
+            (
+                "{% if \"[object Object]\" contains nil %}T{% else %}F{% endif %}",
+                Ok("F"),
+            ),
+            ("{{ 5 | plus: k: 1, 2 }}", Ok("5")),
+            ("{{ \"ab\" | append: k: 1 }}", Ok("abk1")),
+            ("{{ two | join: k: 1 }}", Ok("1k12")),
+            (
+                "{{ \"2024-01-01\" | date: format: \"%Y\" }}",
+                Ok("format2024"),
+            ),
+            ("{{ false | default: 1, allow_false: true }}", Ok("false")),
+            (
+                "{{ false | default: 1, allow_false: true, allow_false: false }}",
+                Ok("1"),
+            ),
+            (
+                "{{ false | default: allow_false: true }}",
+                Ok("allow_falsetrue"),
+            ),
+            (
+                "{{ false | default: 1, 2 }}",
+                Err("Iterator value 2 is not an entry object"),
+            ),
+            ("{{ o | first }}", Ok("zero")),
+            ("{{ o | last }}", Ok("one")),
+        ],
+    );
+}

@@ -558,9 +558,9 @@ impl<'a> Renderer<'a> {
     fn filtered(&mut self, fv: &'a FilteredValue) -> RResult<Val<'a>> {
         let mut v = self.postfix(fv.initial.as_slice())?;
         for f in &fv.filters {
-            // Filters take a few arguments: kept inline, they cost no allocation.
+            // Filters take a few arguments: kept inline, they cost no allocation. A keyword
+            // argument is the pair `[key, value]` in its place, as LiquidJS passes it.
             let mut args: SmallVec<[Val<'a>; 3]> = SmallVec::new();
-            let mut kwargs: SmallVec<[(&str, Val<'a>); 2]> = SmallVec::new();
             for a in &f.args {
                 match a {
                     FilterArg::Positional(e) => args.push(self.expr(e)?),
@@ -569,7 +569,7 @@ impl<'a> Renderer<'a> {
                             Some(e) => self.expr(e)?,
                             None => Val::Undef,
                         };
-                        kwargs.push((k.as_str(), val));
+                        args.push(Val::Arr(Rc::new(vec![Val::S(k.as_str()), val])));
                     }
                 }
             }
@@ -579,7 +579,7 @@ impl<'a> Renderer<'a> {
                 v = self.exp_filter(f, name, &v)?;
                 continue;
             }
-            v = filters::apply(name, v, &args, &kwargs).map_err(|e| match e {
+            v = filters::apply(name, v, &args).map_err(|e| match e {
                 FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, f.begin),
                 // LiquidJS reads `where`'s property with a tokenizer of its own, so the
                 // position it reports is line 1, column 1 of the property text
@@ -658,8 +658,8 @@ impl<'a> Renderer<'a> {
         if let [single] = list {
             return self.expr(single);
         }
-        // each operand remembers whether it is the literal `nil` (LiquidJS's NullDrop, which
-        // is never greater or less than anything)
+        // each operand remembers whether it is LiquidJS's NullDrop (the literal `nil`, or a
+        // variable it was assigned to), which is never greater or less than anything
         let mut stack: Vec<(Val<'a>, bool)> = Vec::with_capacity(list.len());
         for e in list {
             if let ExprKind::Op(op) = e.kind {
@@ -682,8 +682,10 @@ impl<'a> Renderer<'a> {
                 };
                 stack.push((res, false));
             } else {
+                // a NullDrop whether written here or held by a variable (`assign y = nil`)
                 let v = self.expr(e)?;
-                stack.push((v, matches!(e.kind, ExprKind::Nil)));
+                let is_drop = matches!(v, Val::NilDrop);
+                stack.push((v, is_drop));
             }
         }
         Ok(stack.into_iter().next().map_or(Val::Undef, |(v, _)| v))
@@ -920,8 +922,11 @@ fn apply_op(op: Op, l: &Val<'_>, r: &Val<'_>) -> bool {
             if let Some(items) = l.items() {
                 items.iter().any(|i| js_equals(i, r))
             } else if let Some(s) = l.as_str() {
+                // `indexOf` of the right side's value: a drop's `valueOf` (`''` for empty and
+                // blank, `null` for nil, which `indexOf` reads as the text "null")
                 let needle = match r {
                     Val::Empty | Val::Blank => String::new(),
+                    Val::NilDrop => "null".to_owned(),
                     r => js_string(r),
                 };
                 s.contains(needle.as_str())

@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 family! {
     /// Reading items: size, ends, slices, joins.
-    fn items<'a>(f, input, args, _) {
+    fn items<'a>(f, input, args) {
         Filter::ArrayToSentenceString => to_sentence(&input, args),
         Filter::Sample => sample(&input, args),
         // LiquidJS's `(v && v.length) || 0`: a string's UTF-16 length, an array's, a loop
@@ -45,7 +45,7 @@ family! {
             }
             _ => match input.items() {
                 Some(items) => items.into_iter().next().unwrap_or(Val::Undef),
-                None => Val::string(String::new()),
+                None => array_like_item(&input, |_| 0.0),
             },
         },
         Filter::Last => match &input {
@@ -60,7 +60,7 @@ family! {
             }
             _ => match input.items() {
                 Some(items) => items.into_iter().last().unwrap_or(Val::Undef),
-                None => Val::string(String::new()),
+                None => array_like_item(&input, |length| length - 1.0),
             },
         },
         Filter::Join => {
@@ -179,7 +179,7 @@ fn slice<'a>(input: &Val<'a>, args: &[Val<'a>]) -> Val<'a> {
 
 family! {
     /// Building new arrays: order, membership, ends.
-    fn edit<'a>(f, input, args, _) {
+    fn edit<'a>(f, input, args) {
         Filter::Reverse => {
             let mut items = to_array(&input);
             items.reverse();
@@ -233,9 +233,25 @@ family! {
     }
 }
 
+/// `first` and `last` of a value that is not an array: LiquidJS reads the item at
+/// `index(length)` of anything array-like (an object whose `length` is a number), and
+/// answers `''` for the rest.
+fn array_like_item<'a>(input: &Val<'a>, index: impl Fn(f64) -> f64) -> Val<'a> {
+    match input {
+        Val::Json(serde_json::Value::Object(m)) => match m.get("length") {
+            Some(serde_json::Value::Number(n)) => {
+                let at = index(n.as_f64().unwrap_or(f64::NAN));
+                input.read_property(&Val::Num(at))
+            }
+            _ => Val::string(String::new()),
+        },
+        _ => Val::string(String::new()),
+    }
+}
+
 family! {
     /// Sorting, mapping and summing, by an optional property.
-    fn by_property<'a>(f, input, args, _) {
+    fn by_property<'a>(f, input, args) {
         Filter::Sort => {
             let items = to_array(&input);
             let prop = arg(args, 0).filter(|v| v.truthy_js()).map(stringify);
@@ -249,8 +265,12 @@ family! {
                     (it, k)
                 })
                 .collect();
+            // LiquidJS's `orderedCompare`: null and undefined keys last, the others by `<`
             js_sort(&mut keyed, |a, b| {
-                if crate::template::value::js_less(&a.1, &b.1) {
+                let nil = |v: &Val<'_>| matches!(v, Val::Nil | Val::Undef);
+                if nil(&a.1) || nil(&b.1) {
+                    nil(&a.1).cmp(&nil(&b.1))
+                } else if crate::template::value::js_less(&a.1, &b.1) {
                     std::cmp::Ordering::Less
                 } else if crate::template::value::js_less(&b.1, &a.1) {
                     std::cmp::Ordering::Greater

@@ -4,13 +4,13 @@
 use super::names::Filter;
 use crate::template::value::Val;
 
-/// Declares one family's function: `fn name<'a>(f, input, args, kwargs) { arms }` becomes
-/// `fn(Filter, Val, &[Val], &[(&str, Val)]) -> FResult` matching `f` over `arms`, with a
-/// filter outside them refused (the dispatch table never sends one).
+/// Declares one family's function: `fn name<'a>(f, input, args) { arms }` becomes
+/// `fn(Filter, Val, &[Val]) -> FResult` matching `f` over `arms`, with a filter outside them
+/// refused (the dispatch table never sends one).
 macro_rules! family {
     (
         $(#[$doc:meta])*
-        fn $name:ident<$lt:lifetime>($f:ident, $input:ident, $args:pat, $kwargs:pat) {
+        fn $name:ident<$lt:lifetime>($f:ident, $input:ident, $args:pat) {
             $($arms:tt)*
         }
     ) => {
@@ -19,7 +19,6 @@ macro_rules! family {
             $f: Filter,
             $input: Val<$lt>,
             $args: &[Val<$lt>],
-            $kwargs: &[(&str, Val<$lt>)],
         ) -> FResult<$lt> {
             Ok(match $f {
                 $($arms)*

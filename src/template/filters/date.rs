@@ -581,7 +581,8 @@ impl<'n> Fields<'n> {
                     .filter(|w| *w > 0)
                     .unwrap_or(9)
                     .min(cap + 1);
-                let mut v: String = milli.to_string().chars().take(w).collect();
+                // the milliseconds padded to three digits first: .005 is `005…`
+                let mut v: String = format!("{milli:03}").chars().take(w).collect();
                 // ASCII digits: bytes are characters, and `len` is O(1)
                 while v.len() < w {
                     v.push('0');
@@ -598,7 +599,7 @@ impl<'n> Fields<'n> {
                 _ => "th",
             }
             .to_string(),
-            's' => ((ms / 1000.0).round() as i64).to_string(),
+            's' => ((ms / 1000.0).floor() as i64).to_string(),
             'S' => ss.to_string(),
             'u' => (if wday == 0 { 7 } else { wday }).to_string(),
             'U' => self.week(0).to_string(),

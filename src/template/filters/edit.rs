@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 family! {
     /// Replacing, removing and splitting substrings, and slugs.
-    fn apply<'a>(f, input, args, _) {
+    fn apply<'a>(f, input, args) {
         Filter::RemoveLast => {
             let s = stringify(&input);
             let pat = str_arg(args, 0);

@@ -8,7 +8,7 @@ family! {
     /// Arithmetic with JavaScript numbers, as LiquidJS's `argumentsToNumber`: the input and
     /// each argument given pass through `toNumber` (`+v || 0`); a missing argument stays
     /// `undefined`, which is `NaN` in arithmetic and skipped by `Math.min`/`Math.max`.
-    fn apply<'a>(f, input, args, _) {
+    fn apply<'a>(f, input, args) {
         Filter::Abs => Val::Num(js_to_number(&input).abs()),
         Filter::Plus => Val::Num(js_to_number(&input) + given(args, 0)),
         Filter::Minus => Val::Num(js_to_number(&input) - given(args, 0)),

@@ -6,12 +6,16 @@ use crate::template::value::{Val, json_stringify};
 
 family! {
     /// Defaults, JSON and dates.
-    fn apply<'a>(f, input, args, kwargs) {
+    fn apply<'a>(f, input, args) {
         Filter::Default => {
             let d = arg(args, 0).cloned().unwrap_or(Val::Undef);
-            let allow_false = kwargs
-                .iter()
-                .any(|(k, v)| *k == "allow_false" && v.truthy_js());
+            // LiquidJS's `new Map(rest).get('allow_false')`, read only for `false`: each other
+            // argument an entry `[key, value]` (a keyword argument), the last key winning
+            let allow_false = if matches!(input, Val::Bool(false)) {
+                allow_false(args.get(1..).unwrap_or(&[]))?
+            } else {
+                false
+            };
             match &input {
                 Val::Str(_) | Val::S(_) => {
                     if input.as_str().is_some_and(|s| !s.is_empty()) {
@@ -46,4 +50,29 @@ family! {
         | Filter::DateToLongString => super::date::date_to(f.name(), input, args),
         Filter::Raw => input,
     }
+}
+
+/// What `new Map(entries).get('allow_false')` makes truthy, or JavaScript's `TypeError` for an
+/// argument that is not an entry object.
+fn allow_false(entries: &[Val<'_>]) -> Result<bool, FilterError> {
+    let mut allowed = None;
+    for entry in entries {
+        let key = match entry {
+            Val::Arr(_) | Val::Json(serde_json::Value::Array(_)) => {
+                entry.read_property(&Val::Num(0.0))
+            }
+            // any other object is an entry whose `0` and `1` are absent
+            Val::Json(serde_json::Value::Object(_)) | Val::Group(_) | Val::Loop(_) => Val::Undef,
+            other => {
+                return Err(FilterError::Message(format!(
+                    "Iterator value {} is not an entry object",
+                    crate::template::value::js_string(other)
+                )));
+            }
+        };
+        if key.as_str() == Some("allow_false") {
+            allowed = Some(entry.read_property(&Val::Num(1.0)).truthy_js());
+        }
+    }
+    Ok(allowed.unwrap_or(false))
 }

@@ -21,13 +21,10 @@ use common::{FResult, unsupported};
 
 use crate::template::value::Val;
 
-/// Applies filter `f` to `input` with evaluated `args` (`kwargs` are `key: value` pairs).
-pub(crate) fn apply<'a>(
-    f: Filter,
-    input: Val<'a>,
-    args: &[Val<'a>],
-    kwargs: &[(&str, Val<'a>)],
-) -> FResult<'a> {
+/// Applies filter `f` to `input` with evaluated `args`, in the template's order: a keyword
+/// argument `key: value` is the array `[key, value]` at its place, as LiquidJS passes it (only
+/// `default` reads such pairs; to the others it is one more array argument).
+pub(crate) fn apply<'a>(f: Filter, input: Val<'a>, args: &[Val<'a>]) -> FResult<'a> {
     match f {
         Filter::Abs
         | Filter::AtLeast
@@ -40,7 +37,7 @@ pub(crate) fn apply<'a>(
         | Filter::Plus
         | Filter::Round
         | Filter::Times
-        | Filter::ToInteger => math::apply(f, input, args, kwargs),
+        | Filter::ToInteger => math::apply(f, input, args),
         Filter::Append
         | Filter::Capitalize
         | Filter::Downcase
@@ -48,14 +45,14 @@ pub(crate) fn apply<'a>(
         | Filter::Prepend
         | Filter::Rstrip
         | Filter::Strip
-        | Filter::Upcase => string::case_and_trim(f, input, args, kwargs),
+        | Filter::Upcase => string::case_and_trim(f, input, args),
         Filter::ArrayToSentenceString
         | Filter::First
         | Filter::Join
         | Filter::Last
         | Filter::Sample
         | Filter::Size
-        | Filter::Slice => array::items(f, input, args, kwargs),
+        | Filter::Slice => array::items(f, input, args),
         Filter::Base64Decode
         | Filter::Base64Encode
         | Filter::CgiEscape
@@ -68,7 +65,7 @@ pub(crate) fn apply<'a>(
         | Filter::UriEscape
         | Filter::UrlDecode
         | Filter::UrlEncode
-        | Filter::XmlEscape => html::apply(f, input, args, kwargs),
+        | Filter::XmlEscape => html::apply(f, input, args),
         Filter::Compact
         | Filter::Concat
         | Filter::Pop
@@ -76,7 +73,7 @@ pub(crate) fn apply<'a>(
         | Filter::Reverse
         | Filter::Shift
         | Filter::Uniq
-        | Filter::Unshift => array::edit(f, input, args, kwargs),
+        | Filter::Unshift => array::edit(f, input, args),
         Filter::Date
         | Filter::DateToLongString
         | Filter::DateToRfc822
@@ -86,13 +83,13 @@ pub(crate) fn apply<'a>(
         | Filter::Inspect
         | Filter::Json
         | Filter::Jsonify
-        | Filter::Raw => misc::apply(f, input, args, kwargs),
+        | Filter::Raw => misc::apply(f, input, args),
         Filter::Find
         | Filter::FindIndex
         | Filter::GroupBy
         | Filter::Has
         | Filter::Reject
-        | Filter::Where => query::apply(f, input, args, kwargs),
+        | Filter::Where => query::apply(f, input, args),
         Filter::FindExp
         | Filter::FindIndexExp
         | Filter::GroupByExp
@@ -100,14 +97,14 @@ pub(crate) fn apply<'a>(
         | Filter::RejectExp
         | Filter::WhereExp => Err(unsupported(f)),
         Filter::Map | Filter::Sort | Filter::SortNatural | Filter::Sum => {
-            array::by_property(f, input, args, kwargs)
+            array::by_property(f, input, args)
         }
         Filter::NormalizeWhitespace
         | Filter::NumberOfWords
         | Filter::Squish
         | Filter::StripNewlines
         | Filter::Truncate
-        | Filter::Truncatewords => string::words(f, input, args, kwargs),
+        | Filter::Truncatewords => string::words(f, input, args),
         Filter::Remove
         | Filter::RemoveFirst
         | Filter::RemoveLast
@@ -115,7 +112,7 @@ pub(crate) fn apply<'a>(
         | Filter::ReplaceFirst
         | Filter::ReplaceLast
         | Filter::Slugify
-        | Filter::Split => edit::apply(f, input, args, kwargs),
+        | Filter::Split => edit::apply(f, input, args),
     }
 }
 
@@ -136,7 +133,7 @@ mod tests {
         let s = |v: Val<'_>| stringify(&v).into_owned();
         let f = |name: &str| Filter::from_name(name).unwrap_or(Filter::Raw);
         let apply1 = |name: &str, input: &str, args: &[Val<'static>]| {
-            apply(f(name), Val::string(input), args, &[]).map(|v| stringify(&v).into_owned())
+            apply(f(name), Val::string(input), args).map(|v| stringify(&v).into_owned())
         };
         assert_eq!(
             apply1("truncate", "abcdefghij", &[Val::Num(5.0)]).ok(),
@@ -150,22 +147,21 @@ mod tests {
             apply1("escape", "<a href='x'>&\"", &[]).ok(),
             Some("&lt;a href=&#39;x&#39;&gt;&amp;&#34;".into())
         );
-        let split = apply(f("split"), Val::S("a,b,,"), &[Val::S(",")], &[]).ok();
+        let split = apply(f("split"), Val::S("a,b,,"), &[Val::S(",")]).ok();
         assert_eq!(split.as_ref().and_then(Val::items_len), Some(2));
         assert_eq!(
-            s(apply(f("plus"), Val::S("2"), &[Val::Num(1.5)], &[]).unwrap_or(Val::Undef)),
+            s(apply(f("plus"), Val::S("2"), &[Val::Num(1.5)]).unwrap_or(Val::Undef)),
             "3.5"
         );
         assert_eq!(
-            s(apply(f("plus"), Val::S("gold"), &[Val::Num(1.0)], &[]).unwrap_or(Val::Undef)),
+            s(apply(f("plus"), Val::S("gold"), &[Val::Num(1.0)]).unwrap_or(Val::Undef)),
             "1"
         );
-        assert!(apply(f("append"), Val::S("a"), &[], &[]).is_err());
+        assert!(apply(f("append"), Val::S("a"), &[]).is_err());
         let sliced = apply(
             Filter::Slice,
             Val::S("hello"),
             &[Val::Num(-3.0), Val::Num(2.0)],
-            &[],
         );
         assert_eq!(
             sliced.map(|v| stringify(&v).into_owned()).ok(),

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 family! {
     /// Selecting and grouping items by a property.
-    fn apply<'a>(f, input, args, _) {
+    fn apply<'a>(f, input, args) {
         Filter::GroupBy => {
             let items = crate::template::value::to_enumerable(&input);
             let p = arg(args, 0).map(stringify).unwrap_or_default();

@@ -10,15 +10,15 @@ use std::borrow::Cow;
 
 family! {
     /// Concatenation, case and trimming.
-    fn case_and_trim<'a>(f, input, args, kwargs) {
+    fn case_and_trim<'a>(f, input, args) {
         Filter::Append => {
-            if args.len() != 1 || !kwargs.is_empty() {
+            if args.len() != 1 {
                 return Err(FilterError::Message("append expect 2 arguments".into()));
             }
             Val::string([stringify(&input), stringify(&args[0])].concat())
         }
         Filter::Prepend => {
-            if args.len() != 1 || !kwargs.is_empty() {
+            if args.len() != 1 {
                 return Err(FilterError::Message("prepend expect 2 arguments".into()));
             }
             Val::string([stringify(&args[0]), stringify(&input)].concat())
@@ -65,7 +65,7 @@ family! {
 
 family! {
     /// Whitespace, word counts and truncation.
-    fn words<'a>(f, input, args, _) {
+    fn words<'a>(f, input, args) {
         Filter::StripNewlines => {
             Val::string(stringify(&input).replace("\r\n", "").replace('\n', ""))
         }
