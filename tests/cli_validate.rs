@@ -253,3 +253,54 @@ fn an_unknown_field_hides_nothing_and_an_unusable_tool_version_is_reported_once(
     assert_eq!(errors, expected);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A key repeated in an object is an error at the member kept: a JSON reader keeps the last
+/// value without a word, which here would change what the agent is routed by. `fmt` leaves
+/// the file as it is, and `plan` refuses it.
+#[test]
+fn a_repeated_key_is_reported_and_the_file_is_not_formatted() {
+    let fixture = root().join("fixtures/packs/support-desk/index.json");
+    let text = std::fs::read_to_string(fixture).expect("fixture");
+    let repeated = text.replacen(
+        "\"feature\": \"tool-use\"",
+        "\"feature\": \"tool-use\", \"feature\": \"vision\"",
+        1,
+    );
+    assert_ne!(repeated, text);
+    let dir = tempdir();
+    let file = dir.join("index.json");
+    std::fs::write(&file, &repeated).expect("write");
+    let path = file.to_str().expect("utf8");
+    let out = runstart(&["validate", path, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let reports: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let issue = &reports[0]["issues"][0];
+    assert_eq!(issue["code"], "duplicate-key");
+    assert_eq!(
+        issue["instancePath"],
+        "/agents/0/capabilities/0/needs/0/feature"
+    );
+    assert_eq!(issue["params"]["key"], "feature");
+    assert_eq!(
+        issue["message"],
+        "key \"feature\" appears 2 times in this object; a JSON reader keeps only the last value, so the others are lost: remove or rename the repeats"
+    );
+    let out = runstart(&["fmt", path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&file).expect("kept"), repeated);
+    let out = runstart(&[
+        "plan",
+        path,
+        "--providers",
+        root()
+            .join("fixtures/providers.json")
+            .to_str()
+            .expect("utf8"),
+        "--agent",
+        "support.escalation-writer",
+        "--param",
+        "ticketId=T-1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(dir);
+}

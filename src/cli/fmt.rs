@@ -3,7 +3,7 @@
 
 use super::files::read_file;
 use super::outcome::{CliError, EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE, UntilClosed};
-use runstart::diagnostics::render;
+use runstart::diagnostics::{IssueCode, Report, Severity, render};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -58,10 +58,28 @@ fn format_file(path: &Path, check: bool, out: &mut dyn Write) -> Result<u8, CliE
     let name = path.display().to_string();
     let bytes = read_file(path)?;
     let loaded = runstart::index::load(&bytes);
-    let Some(document) = loaded.document.as_ref() else {
-        // Not JSON (or not UTF-8, or a hostile size): nothing to format.
-        out.write_all(render::human(&name, loaded.text, &loaded.report).as_bytes())?;
-        return Ok(EXIT_PROBLEMS);
+    // Not JSON (or not UTF-8, or a hostile size): nothing to format. A key repeated in an
+    // object is not formatted either: the canonical form would keep only its last value.
+    let repeats = loaded
+        .report
+        .issues()
+        .iter()
+        .any(|i| i.code() == IssueCode::DuplicateKey);
+    let document = match loaded.document.as_ref() {
+        Some(document) if !repeats => document,
+        _ => {
+            let mut report = Report::new();
+            for issue in loaded
+                .report
+                .issues()
+                .iter()
+                .filter(|i| i.severity() == Severity::Error)
+            {
+                report.push(issue.clone());
+            }
+            out.write_all(render::human(&name, loaded.text, &report).as_bytes())?;
+            return Ok(EXIT_PROBLEMS);
+        }
     };
     let canonical = runstart::index::canonical_text(document);
     if canonical.as_bytes() == bytes.as_slice() {

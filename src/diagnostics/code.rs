@@ -54,6 +54,8 @@ issue_codes! {
     IndexTooLarge => "index-too-large",
     /// The JSON nests deeper than the cap of `index::Limits`.
     JsonTooDeep => "json-too-deep",
+    /// A key appears more than once in one JSON object: readers keep only the last value.
+    DuplicateKey => "duplicate-key",
     /// A list holds more entries than the cap of `index::Limits`.
     TooManyEntries => "too-many-entries",
     /// The envelope `v` is not 1; nothing else is checked.

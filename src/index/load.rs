@@ -3,7 +3,7 @@
 use super::limits::Limits;
 use super::limits::first_too_deep;
 use super::model::{Indexed, LISTS, PackIndex, RejectedEntry, kind_of_list, raw_list};
-use super::parse::{PARALLEL_MIN_BYTES, parse_document};
+use super::parse::{PARALLEL_MIN_BYTES, RepeatedKey, parse_document};
 use super::typed::FromDocument;
 use super::wire::Env;
 use crate::diagnostics::IssueCode;
@@ -118,7 +118,10 @@ pub(crate) fn read<'a>(bytes: &'a [u8], limits: &Limits) -> (Loaded<'a>, bool) {
         }
     };
     let document = match document_of(text, limits) {
-        Ok(d) => d,
+        Ok((d, repeated)) => {
+            report_repeated_keys(repeated, &mut report);
+            d
+        }
         Err(issue) => {
             report.push(*issue);
             let loaded = Loaded {
@@ -171,8 +174,29 @@ fn text_of<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str, Box<Issue>> 
     })
 }
 
-/// The text as a JSON document: within the depth limit, and valid JSON.
-fn document_of(text: &str, limits: &Limits) -> Result<Value, Box<Issue>> {
+/// `duplicate-key` for each key repeated in an object of the document.
+fn report_repeated_keys(repeated: Vec<RepeatedKey>, report: &mut Report) {
+    for r in repeated {
+        let key = crate::diagnostics::pointer::tokens(&r.pointer)
+            .pop()
+            .unwrap_or_default();
+        report.push(
+            Issue::error(
+                IssueCode::DuplicateKey,
+                r.pointer,
+                format!(
+                    "key \"{key}\" appears {} times in this object; a JSON reader keeps only the last value, so the others are lost: remove or rename the repeats",
+                    r.times
+                ),
+            )
+            .with_param("key", key),
+        );
+    }
+}
+
+/// The text as a JSON document (within the depth limit, and valid JSON), with the keys
+/// repeated in its objects.
+fn document_of(text: &str, limits: &Limits) -> Result<(Value, Vec<RepeatedKey>), Box<Issue>> {
     let bytes = text.as_bytes();
     // The depth scan and the parse both read the whole text: on a large file, run them side
     // by side (a too-deep file still gets only the depth issue).

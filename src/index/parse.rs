@@ -7,10 +7,14 @@
 //! array elements are parsed on the rayon pool. The answer is exactly what
 //! `serde_json::from_str::<Value>` gives, errors included: whenever the split does not go
 //! through, the whole text is parsed the ordinary way and that result is returned.
+//!
+//! Both ways build the values with [`Checked`], which also notes each object member a later
+//! one of the same key replaced ([`RepeatedKey`]): JSON readers keep the last value without a
+//! word, and in a pack index the lost one may steer a decision (a capability's `feature`).
 
 use super::model::PackIndex;
 use rayon::prelude::*;
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -45,43 +49,179 @@ impl<'de> Deserialize<'de> for Members<'de> {
     }
 }
 
+/// A key that appears more than once in one object of the document: the last value is the
+/// one kept, as JavaScript's `JSON.parse` and serde_json keep it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RepeatedKey {
+    /// JSON Pointer of the member kept (the object's pointer and the key).
+    pub(crate) pointer: String,
+    /// How many times the key appears in that object.
+    pub(crate) times: usize,
+}
+
 /// Parses `text` as `serde_json::from_str::<Value>` does (same value, same error), splitting
-/// a large top-level object's arrays across the current rayon pool.
+/// a large top-level object's arrays across the current rayon pool, and lists the keys
+/// repeated in an object.
 ///
 /// # Errors
 ///
 /// serde_json's error for `text`, with its line and column.
-pub(crate) fn parse_document(text: &str) -> Result<Value, serde_json::Error> {
+pub(crate) fn parse_document(text: &str) -> Result<(Value, Vec<RepeatedKey>), serde_json::Error> {
     if text.len() < PARALLEL_MIN_BYTES {
-        return serde_json::from_str(text);
+        return parse_checked(text);
     }
     match parse_split(text) {
-        Some(value) => Ok(value),
-        None => serde_json::from_str(text),
+        Some(parsed) => Ok(parsed),
+        None => parse_checked(text),
     }
+}
+
+/// `serde_json::from_str::<Value>` with the repeated keys noted.
+fn parse_checked(text: &str) -> Result<(Value, Vec<RepeatedKey>), serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let Checked(value, repeated) = Checked::deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok((value, repeated))
 }
 
 /// The split parse; `None` when anything about the text is off (the caller then parses it
 /// whole, which reports the error exactly as serde_json does).
-fn parse_split(text: &str) -> Option<Value> {
+fn parse_split(text: &str) -> Option<(Value, Vec<RepeatedKey>)> {
     let Members(members) = serde_json::from_str(text).ok()?;
     let mut object = Map::new();
+    let mut repeated = Vec::new();
+    let mut times: Vec<(String, usize)> = Vec::new();
     for (key, raw) in members {
+        let at = crate::diagnostics::pointer::join("", &[&key]);
         let value = if raw.get().starts_with('[') {
             let elements: Vec<&RawValue> = serde_json::from_str(raw.get()).ok()?;
-            let parsed: Result<Vec<Value>, _> = elements
+            let parsed: Result<Vec<(Value, Vec<RepeatedKey>)>, _> = elements
                 .par_iter()
                 .with_min_len(MIN_ELEMENTS_PER_TASK)
-                .map(|e| serde_json::from_str::<Value>(e.get()))
+                .map(|e| parse_checked(e.get()))
                 .collect();
-            Value::Array(parsed.ok()?)
+            let mut items = Vec::new();
+            for (i, (item, inner)) in parsed.ok()?.into_iter().enumerate() {
+                repeated.extend(under(&format!("{at}/{i}"), inner));
+                items.push(item);
+            }
+            Value::Array(items)
         } else {
-            serde_json::from_str(raw.get()).ok()?
+            let (value, inner) = parse_checked(raw.get()).ok()?;
+            repeated.extend(under(&at, inner));
+            value
         };
         // Later duplicates replace earlier ones, as serde_json's own object building does.
-        object.insert(key, value);
+        if object.insert(key.clone(), value).is_some() {
+            note_repeat(&mut times, key);
+        }
     }
-    Some(Value::Object(object))
+    repeated.extend(times.into_iter().map(|(key, times)| RepeatedKey {
+        pointer: crate::diagnostics::pointer::join("", &[&key]),
+        times,
+    }));
+    Some((Value::Object(object), repeated))
+}
+
+/// One more appearance of a key an object already had.
+fn note_repeat(times: &mut Vec<(String, usize)>, key: String) {
+    match times.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, n)) => *n += 1,
+        None => times.push((key, 2)),
+    }
+}
+
+/// `repeated` (pointers relative to a value) placed under that value's pointer `at`.
+fn under(at: &str, repeated: Vec<RepeatedKey>) -> impl Iterator<Item = RepeatedKey> + '_ {
+    repeated.into_iter().map(move |r| RepeatedKey {
+        pointer: format!("{at}{}", r.pointer),
+        times: r.times,
+    })
+}
+
+/// A JSON value built as serde_json's `Value` builds it, with the keys repeated inside it
+/// (pointers relative to it).
+struct Checked(Value, Vec<RepeatedKey>);
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(CheckedVisitor)
+    }
+}
+
+struct CheckedVisitor;
+
+impl<'de> Visitor<'de> for CheckedVisitor {
+    type Value = Checked;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Checked, E> {
+        Ok(Checked(Value::Bool(v), Vec::new()))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Checked, E> {
+        Ok(Checked(Value::Number(v.into()), Vec::new()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Checked, E> {
+        Ok(Checked(Value::Number(v.into()), Vec::new()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Checked, E> {
+        let value = serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number);
+        Ok(Checked(value, Vec::new()))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Checked, E> {
+        Ok(Checked(Value::String(v.to_owned()), Vec::new()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Checked, E> {
+        Ok(Checked(Value::String(v), Vec::new()))
+    }
+
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked(Value::Null, Vec::new()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut repeated = Vec::new();
+        while let Some(Checked(item, inner)) = seq.next_element()? {
+            if !inner.is_empty() {
+                repeated.extend(under(&format!("/{}", items.len()), inner));
+            }
+            items.push(item);
+        }
+        Ok(Checked(Value::Array(items), repeated))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+        let mut object = Map::new();
+        let mut repeated = Vec::new();
+        let mut times: Vec<(String, usize)> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Checked(value, inner) = map.next_value()?;
+            if !inner.is_empty() {
+                let at = crate::diagnostics::pointer::join("", &[&key]);
+                repeated.extend(under(&at, inner));
+            }
+            if let Some(previous) = object.get_mut(&key) {
+                *previous = value;
+                note_repeat(&mut times, key);
+            } else {
+                object.insert(key, value);
+            }
+        }
+        repeated.extend(times.into_iter().map(|(key, times)| RepeatedKey {
+            pointer: crate::diagnostics::pointer::join("", &[&key]),
+            times,
+        }));
+        Ok(Checked(Value::Object(object), repeated))
+    }
 }
 
 /// Drops a parsed document, the elements of its top-level arrays on the rayon pool: freeing
@@ -151,18 +291,42 @@ mod tests {
         });
         let text = big(&doc);
         assert!(parse_split(&text).is_some(), "the split path ran");
-        assert_eq!(parse_document(&text).expect("parses"), doc);
+        assert_eq!(parse_document(&text).expect("parses"), (doc, Vec::new()));
     }
 
     #[test]
-    fn duplicate_members_keep_the_last_as_serde_json_does() {
-        let text = format!(
-            r#"{{"a": [1], "b": 2, "a": [3]}}{}"#,
-            " ".repeat(PARALLEL_MIN_BYTES)
-        );
-        let expected: Value = serde_json::from_str(&text).expect("parses");
-        assert_eq!(parse_document(&text).expect("parses"), expected);
-        assert_eq!(expected["a"], json!([3]));
+    fn duplicate_members_keep_the_last_as_serde_json_does_and_are_listed() {
+        let members = r#"{"a": [1], "b": {"c": [{"d": 1, "d": 2, "d": 3}]}, "a~/": 0, "a": [{"x": 1, "x": 2}], "a~/": 1}"#;
+        let repeated = vec![
+            RepeatedKey {
+                pointer: "/b/c/0/d".to_owned(),
+                times: 3,
+            },
+            RepeatedKey {
+                pointer: "/a/0/x".to_owned(),
+                times: 2,
+            },
+            RepeatedKey {
+                pointer: "/a".to_owned(),
+                times: 2,
+            },
+            RepeatedKey {
+                pointer: "/a~0~1".to_owned(),
+                times: 2,
+            },
+        ];
+        // Small (one sequential parse) and large (the split parse): the same answer.
+        for text in [
+            members.to_owned(),
+            format!("{members}{}", " ".repeat(PARALLEL_MIN_BYTES)),
+        ] {
+            let expected: Value = serde_json::from_str(&text).expect("parses");
+            assert_eq!(expected["a"], json!([{"x": 2}]));
+            assert_eq!(
+                parse_document(&text).expect("parses"),
+                (expected, repeated.clone())
+            );
+        }
     }
 
     #[test]
@@ -190,7 +354,7 @@ mod tests {
             format!("\"x\"{pad}"),
         ] {
             let expected: Value = serde_json::from_str(&text).expect("parses");
-            assert_eq!(parse_document(&text).expect("parses"), expected);
+            assert_eq!(parse_document(&text).expect("parses"), (expected, Vec::new()));
         }
     }
 }
