@@ -93,6 +93,24 @@ fn usage_errors_exit_2() {
         ]);
         assert_eq!(out.status.code(), Some(2), "{flag} {value}");
     }
+    // Two values for one parameter: neither wins in silence.
+    let out = runstart(&[
+        "plan",
+        "fixtures/packs/support-desk/index.json",
+        "--providers",
+        "fixtures/providers.json",
+        "--agent",
+        "support.escalation-writer",
+        "--param",
+        "ticketId=T-1",
+        "--param",
+        "ticketId=T-2",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "runstart: --param ticketId is given more than once; give each parameter one value\n"
+    );
 }
 
 #[test]

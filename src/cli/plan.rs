@@ -191,7 +191,12 @@ fn request(args: &Args) -> Result<(RunRequest, Vec<(String, String)>), CliError>
         let parsed =
             serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_owned()));
         raw.push((name.to_owned(), value.to_owned()));
-        request.parameters.insert(name.to_owned(), parsed);
+        if request.parameters.insert(name.to_owned(), parsed).is_some() {
+            // Which of two values was meant cannot be told; neither wins in silence.
+            return Err(CliError::Usage(format!(
+                "--param {name} is given more than once; give each parameter one value"
+            )));
+        }
     }
     Ok((request, raw))
 }
