@@ -139,7 +139,8 @@ fn read_line(
             None => (chunk, None),
         };
         if !too_long {
-            if buf.len() + part.len() > cap {
+            // One byte of slack for the `\r` of a CRLF ending, which is not the line's.
+            if buf.len() + part.len() > cap.saturating_add(1) {
                 too_long = true;
                 buf.clear();
             } else {
@@ -157,6 +158,10 @@ fn read_line(
     }
     if buf.last() == Some(&b'\r') {
         buf.pop();
+    }
+    if buf.len() > cap {
+        too_long = true;
+        buf.clear();
     }
     Ok(Some(too_long))
 }
@@ -196,6 +201,20 @@ mod tests {
             ]
         );
         assert!(answers(b"", 10).is_empty());
+        // A CRLF ending does not count against the cap; a lone trailing `\r` past it does.
+        assert_eq!(
+            answers(b"0123456789\r\n0123456789\n", 10),
+            [
+                r#"{"line":1,"text":"0123456789"}"#,
+                r#"{"line":2,"text":"0123456789"}"#,
+            ]
+        );
+        assert_eq!(
+            answers(b"0123456789x\r\n", 10),
+            [
+                r#"{"error":{"code":"line-too-long","message":"line 1 is longer than 10 bytes and was skipped; raise --max-line-bytes or send less","line":1}}"#,
+            ]
+        );
         let mut out = Vec::new();
         let unreadable = |input: &[u8], out: &mut Vec<u8>| {
             for_each_line(&mut &input[..], out, 10, |_, _| json!(null)).expect("in memory")
