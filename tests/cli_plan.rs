@@ -111,6 +111,43 @@ fn usage_errors_exit_2() {
         String::from_utf8_lossy(&out.stderr),
         "runstart: --param ticketId is given more than once; give each parameter one value\n"
     );
+    // One agent version defined differently by two files: the later one would replace the
+    // first without a word, so it is refused. The same file twice is fine.
+    let index = "fixtures/packs/support-desk/index.json";
+    let mut other: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(index).expect("fixture")).expect("JSON");
+    other["packId"] = serde_json::json!("other");
+    other["agents"][0]["instructions"] =
+        serde_json::json!("OTHER {{ ticketId }} {{ team }} {{ urgent }} {{ maxWords }}");
+    let other_file = std::env::temp_dir().join(format!(
+        "runstart-cli-plan-{}-other.json",
+        std::process::id()
+    ));
+    std::fs::write(&other_file, other.to_string()).expect("write");
+    let other_path = other_file.to_str().expect("utf8");
+    let plan = |files: &[&str]| {
+        let mut args = vec!["plan"];
+        args.extend(files);
+        args.extend([
+            "--providers",
+            "fixtures/providers.json",
+            "--agent",
+            "support.escalation-writer",
+            "--param",
+            "ticketId=T-1",
+        ]);
+        runstart(&args)
+    };
+    let out = plan(&[index, other_path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "runstart: agent support.escalation-writer@1.0.0 is defined differently in {index} and {other_path}; one version has one definition, so give one of the files a new version\n"
+        )
+    );
+    assert_eq!(plan(&[index, index]).status.code(), Some(0));
+    let _ = std::fs::remove_file(&other_file);
 }
 
 #[test]

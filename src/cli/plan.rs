@@ -70,11 +70,13 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
     let run_start = RunStart::new();
+    let mut definitions = Definitions::default();
     for path in &args.files {
         let index = match load_index_file(path)? {
             Ok(index) => index,
             Err(unusable) => return unusable.print(out, args.format),
         };
+        definitions.add(path, &index)?;
         match run_start.register_pack(&args.tenant, &index) {
             Ok(()) => {}
             // A pack registration refuses (agents that cannot be pinned or compiled, a flow
@@ -161,6 +163,57 @@ fn print_unregistered(
             }
             Ok(())
         }
+    }
+}
+
+/// The tools, agents and blocks the index files define, by `kind:id:version`, with the file
+/// of each. Registering a version again replaces it, so of two files that define one version
+/// differently the later would win in silence: that is refused instead (the same definition
+/// twice, such as a tool two packs share, is fine).
+#[derive(Default)]
+struct Definitions(std::collections::HashMap<String, (String, Value)>);
+
+impl Definitions {
+    fn add(
+        &mut self,
+        path: &std::path::Path,
+        index: &runstart::index::PackIndex,
+    ) -> Result<(), CliError> {
+        let tools = index.tools.iter().map(|t| {
+            let version = t.entry.version.as_deref().unwrap_or(&index.pack_version);
+            (
+                format!("tool {}@{version}", t.entry.id),
+                serde_json::to_value(&t.entry),
+            )
+        });
+        let agents = index.agents.iter().map(|a| {
+            (
+                format!("agent {}@{}", a.entry.id, a.entry.version),
+                serde_json::to_value(&a.entry),
+            )
+        });
+        let blocks = index.blocks.iter().map(|b| {
+            (
+                format!("block {}@{}", b.entry.id, b.entry.version),
+                serde_json::to_value(&b.entry),
+            )
+        });
+        let file = path.display().to_string();
+        for (key, definition) in tools.chain(agents).chain(blocks) {
+            let definition = definition.map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
+            match self.0.get(&key) {
+                Some((first, earlier)) if *earlier != definition => {
+                    return Err(CliError::Usage(format!(
+                        "{key} is defined differently in {first} and {file}; one version has one definition, so give one of the files a new version"
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    self.0.insert(key, (file.clone(), definition));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
