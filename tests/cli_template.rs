@@ -80,3 +80,38 @@ fn jsonl_exit_status_is_the_worst_line() {
         "every line answered"
     );
 }
+
+/// A template over the length cap gets `validate`'s code for it, not `template-parse`; and
+/// `--jsonl`, which answers as LiquidJS does, refuses the file report's options instead of
+/// ignoring them.
+#[test]
+fn caps_have_their_own_codes_and_jsonl_refuses_the_report_options() {
+    let dir =
+        std::env::temp_dir().join(format!("runstart-cli-template-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("long.liquid");
+    std::fs::write(&file, "x".repeat(300_000)).expect("write template");
+    let out = runstart()
+        .args(["template", "--format", "json"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["issues"][0]["code"], "template-too-long");
+    let _ = std::fs::remove_dir_all(&dir);
+    for extra in [
+        &["--param", "x"][..],
+        &["--settings", "acme.w"],
+        &["--flow"],
+        &["--format", "human"],
+    ] {
+        let out = runstart()
+            .args(["template", "--jsonl"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+    }
+}

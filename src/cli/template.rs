@@ -30,8 +30,9 @@ pub struct Args {
     #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
     file: Option<PathBuf>,
     /// Read one JSON string (a template) per line on stdin; write
-    /// `{"parseError": string|null, "globals": [[...]]}` per line.
-    #[arg(long)]
+    /// `{"parseError": string|null, "globals": [[...]]}` per line (LiquidJS's answers: no
+    /// parameter, settings or flow checks, always JSON).
+    #[arg(long, conflicts_with_all = ["params", "settings", "flow", "format"])]
     jsonl: bool,
     /// A declared parameter name the template may read (repeatable).
     #[arg(long = "param", value_name = "NAME")]
@@ -137,7 +138,8 @@ fn run_jsonl(out: &mut dyn Write, max_line_bytes: usize) -> Result<u8, CliError>
     Ok(status)
 }
 
-/// A template that does not parse: its one `template-parse` error, at its line and column.
+/// A template that does not parse: its one error (`template-parse`, or `template-too-long` /
+/// `template-too-deep` for the caps, as `validate` says), at its line and column.
 fn write_parse_error(
     out: &mut dyn Write,
     format: Format,
@@ -146,19 +148,17 @@ fn write_parse_error(
     e: &ParseError,
 ) -> Result<u8, CliError> {
     let (l, c) = runstart::template::line_col(text, e.offset());
+    let code = e.code().as_str();
     let written = match format {
         Format::Json => write_json(
             out,
             &json!({"file": name.to_string(), "globals": null, "issues": [{
-                "severity": "error", "code": "template-parse", "line": l, "column": c,
+                "severity": "error", "code": code, "line": l, "column": c,
                 "message": e.message()}]}),
         ),
-        Format::Human => writeln!(
-            out,
-            "{name}:{l}:{c}: error[template-parse]: {}",
-            e.message()
-        )
-        .map_err(CliError::from),
+        Format::Human => {
+            writeln!(out, "{name}:{l}:{c}: error[{code}]: {}", e.message()).map_err(CliError::from)
+        }
     };
     after_writing(EXIT_PROBLEMS, written)
 }

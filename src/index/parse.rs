@@ -354,7 +354,10 @@ mod tests {
             format!("\"x\"{pad}"),
         ] {
             let expected: Value = serde_json::from_str(&text).expect("parses");
-            assert_eq!(parse_document(&text).expect("parses"), (expected, Vec::new()));
+            assert_eq!(
+                parse_document(&text).expect("parses"),
+                (expected, Vec::new())
+            );
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::catalog::deploy_pin_message;
 use crate::diagnostics::{Issue, IssueCode};
 use crate::index::wire::Parameter;
 use crate::range::{Range, RangeError, parse_version};
-use crate::template::{CompiledTemplate, ParseError, ParseErrorKind, PromptParameter};
+use crate::template::{CompiledTemplate, ParseError, PromptParameter};
 use semver::Version;
 use serde_json::{Value, json};
 
@@ -165,14 +165,8 @@ pub(crate) fn is_range(text: &str) -> bool {
 /// same code and message at the other.
 pub(crate) fn template_issue(e: &ParseError, source: &str, at: &str) -> Issue {
     let (line, col) = crate::template::line_col(source, e.offset());
-    // The caps get their own codes: the template may be fine Liquid, only too big.
-    let code = match e.kind() {
-        ParseErrorKind::TooDeep => IssueCode::TemplateTooDeep,
-        ParseErrorKind::TooLong => IssueCode::TemplateTooLong,
-        _ => IssueCode::TemplateParse,
-    };
     Issue::error(
-        code,
+        e.code(),
         at,
         format!(
             "template isn't valid Liquid: {}",

@@ -1,5 +1,6 @@
 //! Errors of parsing and rendering.
 
+use crate::diagnostics::IssueCode;
 use std::fmt;
 
 /// What kind of parse error LiquidJS would raise.
@@ -45,6 +46,25 @@ impl ParseError {
     /// The error's kind.
     pub fn kind(&self) -> ParseErrorKind {
         self.kind
+    }
+
+    /// The issue code deploy validation, run registration and `runstart template` report it
+    /// with: the caps have their own (the template may be fine Liquid, only too big),
+    /// everything else is [`IssueCode::TemplateParse`].
+    ///
+    /// ```
+    /// use runstart::diagnostics::IssueCode;
+    /// use runstart::template::CompiledTemplate;
+    ///
+    /// let e = CompiledTemplate::parse("{% if %}").unwrap_err();
+    /// assert_eq!(e.code(), IssueCode::TemplateParse);
+    /// ```
+    pub fn code(&self) -> IssueCode {
+        match self.kind {
+            ParseErrorKind::TooDeep => IssueCode::TemplateTooDeep,
+            ParseErrorKind::TooLong => IssueCode::TemplateTooLong,
+            _ => IssueCode::TemplateParse,
+        }
     }
 
     /// LiquidJS's message without the position suffix, e.g. `tag "nosuchtag" not found`.
