@@ -3,6 +3,7 @@
 
 use runstart::diagnostics::pointer::{LineIndex, SpanMap};
 use runstart::diagnostics::{Issue, Severity};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_sarif::sarif;
 use std::collections::BTreeSet;
 
@@ -39,11 +40,17 @@ pub fn positions(f: &FileIssues<'_>) -> Vec<Option<(usize, usize)>> {
         .collect()
 }
 
-/// A relative file path as a SARIF `uri` (forward slashes; spaces and `%` escaped).
+/// A file path as a SARIF `uri`, a URI reference (RFC 3986): forward slashes, and every byte
+/// but the unreserved characters and `/` percent-encoded, so `#`, `?`, a `:` that would read
+/// as a scheme and non-ASCII names all stay part of the path.
 fn uri(file: &str) -> String {
-    file.replace('\\', "/")
-        .replace('%', "%25")
-        .replace(' ', "%20")
+    const PATH: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~')
+        .remove(b'/');
+    utf8_percent_encode(&file.replace('\\', "/"), PATH).to_string()
 }
 
 fn int(n: usize) -> i64 {
@@ -168,4 +175,19 @@ pub fn github(files: &[FileIssues<'_>]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uri;
+
+    #[test]
+    fn a_file_name_is_one_uri_path() {
+        assert_eq!(uri("packs/acme/index.json"), "packs/acme/index.json");
+        assert_eq!(uri("a b%.json"), "a%20b%25.json");
+        assert_eq!(uri("a#b.json"), "a%23b.json");
+        assert_eq!(uri("a,b:c?.json"), "a%2Cb%3Ac%3F.json");
+        assert_eq!(uri("packs\\é.json"), "packs/%C3%A9.json");
+        assert_eq!(uri("/abs/x~y_z-1.json"), "/abs/x~y_z-1.json");
+    }
 }
