@@ -1,9 +1,9 @@
 //! `validate --format sarif` (SARIF 2.1.0, as GitHub code scanning reads it) and
 //! `--format github` (workflow command annotations).
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use runstart::diagnostics::pointer::{LineIndex, SpanMap};
 use runstart::diagnostics::{Issue, Severity};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_sarif::sarif;
 use std::collections::BTreeSet;
 

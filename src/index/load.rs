@@ -457,9 +457,11 @@ fn type_entry<T: FromDocument>(
         .map_err(|why| {
             let mut issues = shape_issues;
             if issues.is_empty() {
+                // At the field serde stopped at, when it can be told.
+                let (at, why) = T::locate(raw).unwrap_or_else(|| (String::new(), why.to_string()));
                 issues.push(Issue::error(
                     IssueCode::InvalidShape,
-                    format!("/{list}/{index}"),
+                    format!("/{list}/{index}{at}"),
                     format!(
                         "not {} {} entry: {why}",
                         if list == "agents" { "an" } else { "a" },

@@ -71,6 +71,24 @@ pub(crate) trait FromDocument: Sized {
     fn checks(_raw: &Value, _index: usize) -> Vec<Issue> {
         Vec::new()
     }
+
+    /// Where inside the entry `raw` serde's reason lies and what it is, in the words of
+    /// [`crate::input`] (JSON's type names, the allowed fields): a pointer relative to the
+    /// entry and a message. `None` to give serde's reason at the entry itself.
+    fn locate(_raw: &Value) -> Option<(String, String)> {
+        None
+    }
+}
+
+/// [`FromDocument::locate`] through type `T`, which refuses what the entry type refuses.
+fn locate_with<T: serde::de::DeserializeOwned>(raw: &Value) -> Option<(String, String)> {
+    let e = crate::input::from_value_ref::<T>(raw).err()?;
+    let message = if e.message().contains("untagged enum Instructions") {
+        "must be an inline Liquid template (a string) or a prompt block reference {\"prompt\", \"version\"}".to_owned()
+    } else {
+        e.message().to_owned()
+    };
+    Some((e.pointer().to_owned(), message))
 }
 
 macro_rules! by_serde {
@@ -78,6 +96,10 @@ macro_rules! by_serde {
         impl FromDocument for $t {
             fn from_document(raw: &Value) -> Result<Self, serde_json::Error> {
                 <$t>::deserialize(raw)
+            }
+
+            fn locate(raw: &Value) -> Option<(String, String)> {
+                locate_with::<$t>(raw)
             }
         }
     )*};
@@ -165,6 +187,10 @@ fn open_list(raw: &Value, key: &str) -> Option<Vec<Value>> {
 }
 
 impl FromDocument for Agent {
+    fn locate(raw: &Value) -> Option<(String, String)> {
+        locate_with::<AgentShape>(raw)
+    }
+
     fn from_document(raw: &Value) -> Result<Self, serde_json::Error> {
         let shape = AgentShape::deserialize(raw)?;
         Ok(Agent {
