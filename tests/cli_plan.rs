@@ -148,6 +148,36 @@ fn usage_errors_exit_2() {
     );
     assert_eq!(plan(&[index, index]).status.code(), Some(0));
     let _ = std::fs::remove_file(&other_file);
+    // A provider the registry refuses is named by its place in the file and the code.
+    let mut providers: serde_json::Value =
+        serde_json::from_slice(&std::fs::read("fixtures/providers.json").expect("fixture"))
+            .expect("JSON");
+    providers[1] = providers[0].clone();
+    let providers_file = std::env::temp_dir().join(format!(
+        "runstart-cli-plan-{}-providers.json",
+        std::process::id()
+    ));
+    std::fs::write(&providers_file, providers.to_string()).expect("write");
+    let providers_path = providers_file.to_str().expect("utf8");
+    let out = runstart(&[
+        "plan",
+        index,
+        "--providers",
+        providers_path,
+        "--agent",
+        "support.escalation-writer",
+        "--param",
+        "ticketId=T-1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let id = providers[0]["id"].as_str().expect("id");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "runstart: {providers_path}: /1: duplicate-provider: Provider \"{id}\" is already registered for tenant \"default\"\n"
+        )
+    );
+    let _ = std::fs::remove_file(&providers_file);
 }
 
 #[test]

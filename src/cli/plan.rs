@@ -90,10 +90,15 @@ pub fn run(args: Args, out: &mut dyn Write) -> Result<u8, CliError> {
         }
     }
     let providers: Vec<ProviderMetadata> = read_input(&args.providers)?;
-    for p in providers {
-        run_start
-            .register_provider(&args.tenant, p)
-            .map_err(|e| CliError::Usage(format!("{}: {e}", args.providers.display())))?;
+    for (i, p) in providers.into_iter().enumerate() {
+        run_start.register_provider(&args.tenant, p).map_err(|e| {
+            // The provider's place in the file, and the registry's code (router.md §4.1).
+            let code = match &e {
+                RegisterError::Provider(e) => e.code(),
+                _ => "invalid-provider",
+            };
+            CliError::Usage(format!("{}: /{i}: {code}: {e}", args.providers.display()))
+        })?;
     }
     let (mut request, raw) = request(&args)?;
     let mut result = run_start.prepare(&request);
