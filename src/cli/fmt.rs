@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 pub const HELP: &str = "\
 The canonical form is what an indexer writes: keys sorted at every level (UTF-16 order),
 two-space indentation, integral numbers without a fraction, a trailing newline. Content is
-unchanged; run `runstart validate` for everything else.
+unchanged as JavaScript reads it (a number is written as `JSON.stringify` writes it); run
+`runstart validate` for everything else.
 
 Examples:
   runstart fmt packs/acme/index.json

@@ -224,7 +224,12 @@ fn document_of(text: &str, limits: &Limits) -> Result<(Value, Vec<RepeatedKey>),
         ));
     }
     parsed.unwrap_or_else(|| parse_document(text)).map_err(|e| {
-        let message = strip_position(&e.to_string());
+        // JSON (and `JSON.parse`) has no byte order mark; serde_json only says "expected value".
+        let message = if text.starts_with('\u{feff}') && e.line() == 1 && e.column() <= 1 {
+            "the file starts with a byte order mark (U+FEFF), which JSON does not allow; save it as UTF-8 without one".to_owned()
+        } else {
+            strip_position(&e.to_string())
+        };
         Box::new(
             Issue::error(
                 IssueCode::JsonSyntax,
@@ -504,6 +509,17 @@ mod tests {
             .iter()
             .map(|i| (i.code().to_string(), i.instance_path().to_owned()))
             .collect()
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_named() {
+        let loaded = load(b"\xef\xbb\xbf{\"v\": 1}");
+        let issue = &loaded.report.issues()[0];
+        assert_eq!(issue.code(), IssueCode::JsonSyntax);
+        assert_eq!(
+            issue.message(),
+            "invalid JSON: the file starts with a byte order mark (U+FEFF), which JSON does not allow; save it as UTF-8 without one"
+        );
     }
 
     #[test]
