@@ -116,10 +116,7 @@ fn parse_split(text: &str) -> Option<(Value, Vec<RepeatedKey>)> {
             note_repeat(&mut times, key);
         }
     }
-    repeated.extend(times.into_iter().map(|(key, times)| RepeatedKey {
-        pointer: crate::diagnostics::pointer::join("", &[&key]),
-        times,
-    }));
+    repeated.extend(here(times));
     Some((Value::Object(object), repeated))
 }
 
@@ -129,6 +126,14 @@ fn note_repeat(times: &mut Vec<(String, usize)>, key: String) {
         Some((_, n)) => *n += 1,
         None => times.push((key, 2)),
     }
+}
+
+/// The keys an object repeated (each with how many times it appears), at the object itself.
+fn here(times: Vec<(String, usize)>) -> impl Iterator<Item = RepeatedKey> {
+    times.into_iter().map(|(key, times)| RepeatedKey {
+        pointer: crate::diagnostics::pointer::join("", &[&key]),
+        times,
+    })
 }
 
 /// `repeated` (pointers relative to a value) placed under that value's pointer `at`.
@@ -216,10 +221,7 @@ impl<'de> Visitor<'de> for CheckedVisitor {
                 object.insert(key, value);
             }
         }
-        repeated.extend(times.into_iter().map(|(key, times)| RepeatedKey {
-            pointer: crate::diagnostics::pointer::join("", &[&key]),
-            times,
-        }));
+        repeated.extend(here(times));
         Ok(Checked(Value::Object(object), repeated))
     }
 }
