@@ -613,6 +613,16 @@ fn fmt_rewrites_what_a_link_names_keeps_permissions_and_goes_past_an_unreadable_
     assert_eq!(std::fs::read(&other).expect("other"), formatted);
     let mode = std::fs::metadata(&real).expect("meta").permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
+    // A read-only file is not rewritten (a rename would replace it all the same).
+    let read_only = dir.file("read-only.json", &original);
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let out = runstart(&["fmt", &read_only]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!("runstart: cannot write {read_only}: the file is read-only\n")
+    );
+    assert_eq!(std::fs::read(&read_only).expect("kept"), original);
     // A pipe is not a file to rewrite.
     let out = with_stdin(&["fmt", "/dev/stdin"], original.clone());
     assert_eq!(out.status.code(), Some(2));

@@ -148,6 +148,35 @@ fn usage_errors_exit_2() {
     );
     assert_eq!(plan(&[index, index]).status.code(), Some(0));
     let _ = std::fs::remove_file(&other_file);
+    // The same tool version spelled `v1.4.2` is the same version to registration; the same
+    // definition with its version written out (or a number written `10.0`) is the same tool.
+    let original: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(index).expect("fixture")).expect("JSON");
+    let at = original["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .position(|t| t["version"] == "1.4.2")
+        .expect("a tool at 1.4.2");
+    let variant = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut pack = original.clone();
+        pack["packId"] = serde_json::json!("other");
+        edit(&mut pack["tools"][at]);
+        std::fs::write(&other_file, pack.to_string()).expect("write");
+        plan(&[index, other_path]).status.code()
+    };
+    assert_eq!(
+        variant(&|t| {
+            t["version"] = serde_json::json!("v1.4.2");
+            t["description"] = serde_json::json!("CHANGED");
+        }),
+        Some(2)
+    );
+    assert_eq!(
+        variant(&|t| t["version"] = serde_json::json!("v1.4.2")),
+        Some(0)
+    );
+    let _ = std::fs::remove_file(&other_file);
     // A provider the registry refuses is named by its place in the file and the code.
     let mut providers: serde_json::Value =
         serde_json::from_slice(&std::fs::read("fixtures/providers.json").expect("fixture"))

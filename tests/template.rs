@@ -1485,7 +1485,8 @@ fn liquidjs_parity_found_by_the_differential_run() {
         "a": [2, null],
         "by": [{"p": 2}, {}, {"p": 1}],
         "two": [1, 2],
-        "o": {"0": "zero", "1": "one", "length": 2}
+        "o": {"0": "zero", "1": "one", "length": 2},
+        "entry": {"0": "allow_false", "1": true}
     });
     assert_renders(
         &context,
@@ -1542,6 +1543,22 @@ fn liquidjs_parity_found_by_the_differential_run() {
             ),
             ("{{ o | first }}", Ok("zero")),
             ("{{ o | last }}", Ok("one")),
+            // drops are objects, so entries (with no `0`), and so is an object with "0" and "1"
+            ("{{ false | default: \"d\", nil }}", Ok("d")),
+            (
+                "{{ false | default: \"d\", empty, allow_false: true }}",
+                Ok("false"),
+            ),
+            ("{{ false | default: \"d\", entry }}", Ok("false")),
+            // a loop drop's value is its JSON text
+            (
+                "{% for x in (1..2) %}{{ forloop | first }}{% endfor %}",
+                Ok("{{"),
+            ),
+            (
+                "{% for x in (1..1) %}{{ forloop | last }}{% endfor %}",
+                Ok("}"),
+            ),
         ],
     );
 }

@@ -10,16 +10,16 @@ use std::path::{Path, PathBuf};
 pub const HELP: &str = "\
 The canonical form is what an indexer writes: keys sorted at every level (UTF-16 order),
 two-space indentation, integral numbers without a fraction, a trailing newline. Content is
-unchanged as JavaScript reads it (a number is written as `JSON.stringify` writes it); run
-`runstart validate` for everything else.
+unchanged: every string, key and number keeps its value; run `runstart validate` for
+everything else.
 
 Examples:
   runstart fmt packs/acme/index.json
   runstart fmt --check packs/*/index.json   # in CI: exit 1 when a file would change
 
 A symbolic link is followed: the file it points at is rewritten, with its permissions and
-owner. A file that cannot be read or written is reported on stderr and the others are still
-formatted.
+owner. A file that cannot be read or written (a read-only one included) is reported on stderr
+and the others are still formatted.
 
 Exit status: 0 every file canonical (or rewritten), 1 a file is not JSON or (with --check)
 not canonical, 2 usage or I/O error (after every other file is done).";
@@ -109,7 +109,7 @@ fn first_difference(text: &str, canonical: &str) -> usize {
 
 /// Replaces the content of the file `path` names, and only its content: a symbolic link is
 /// followed (the file it points at is rewritten, the link stays), and anything but a regular
-/// file (a device, a pipe such as `/dev/stdin`) is refused.
+/// file (a device, a pipe such as `/dev/stdin`) is refused, and so is a read-only file.
 ///
 /// The new content is written beside the file and renamed over it, so an interrupted run
 /// never leaves half a pack index; the copy takes the file's permissions (and, on Unix, its
@@ -121,6 +121,13 @@ fn write_in_place(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     if !meta.is_file() {
         return Err(CliError::Usage(format!(
             "cannot write {}: not a regular file",
+            path.display()
+        )));
+    }
+    // A rename would replace a read-only file all the same; it is not fmt's to override that.
+    if meta.permissions().readonly() {
+        return Err(CliError::Usage(format!(
+            "cannot write {}: the file is read-only",
             path.display()
         )));
     }

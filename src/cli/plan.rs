@@ -171,12 +171,14 @@ fn print_unregistered(
     }
 }
 
-/// The tools, agents and blocks the index files define, by `kind:id:version`, with the file
-/// of each. Registering a version again replaces it, so of two files that define one version
-/// differently the later would win in silence: that is refused instead (the same definition
-/// twice, such as a tool two packs share, is fine).
+/// The tools, agents, blocks and guardrails the index files define, by what registration
+/// keys them by (`kind id@version`, the version as a semver version so `v1.2.0` is `1.2.0`; a
+/// guardrail by id), with the file of each and its canonical text. Registering one again
+/// replaces it, so of two files that define one differently the later would win in silence:
+/// that is refused instead. The same definition twice (a tool two packs share, written with
+/// or without its pack's version, `10` or `10.0`) is fine.
 #[derive(Default)]
-struct Definitions(std::collections::HashMap<String, (String, Value)>);
+struct Definitions(std::collections::HashMap<String, (String, String)>);
 
 impl Definitions {
     fn add(
@@ -184,41 +186,67 @@ impl Definitions {
         path: &std::path::Path,
         index: &runstart::index::PackIndex,
     ) -> Result<(), CliError> {
-        let tools = index.tools.iter().map(|t| {
-            let version = t.entry.version.as_deref().unwrap_or(&index.pack_version);
-            (
-                format!("tool {}@{version}", t.entry.id),
-                serde_json::to_value(&t.entry),
-            )
-        });
-        let agents = index.agents.iter().map(|a| {
-            (
-                format!("agent {}@{}", a.entry.id, a.entry.version),
-                serde_json::to_value(&a.entry),
-            )
-        });
-        let blocks = index.blocks.iter().map(|b| {
-            (
-                format!("block {}@{}", b.entry.id, b.entry.version),
-                serde_json::to_value(&b.entry),
-            )
-        });
         let file = path.display().to_string();
-        for (key, definition) in tools.chain(agents).chain(blocks) {
-            let definition = definition.map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
+        let mut entries: Vec<(String, Value)> = Vec::new();
+        let mut add = |key: String, entry: Result<Value, serde_json::Error>| {
+            entry
+                .map(|e| entries.push((key, e)))
+                .map_err(|e| CliError::Usage(format!("{file}: {e}")))
+        };
+        for t in &index.tools {
+            let version = t.entry.version.as_deref().unwrap_or(&index.pack_version);
+            let mut tool = t.entry.clone();
+            tool.version = Some(version_key(version));
+            add(
+                format!("tool {}@{}", t.entry.id, version_key(version)),
+                serde_json::to_value(&tool),
+            )?;
+        }
+        for a in &index.agents {
+            let mut agent = a.entry.clone();
+            agent.version = version_key(&agent.version);
+            let key = format!("agent {}@{}", agent.id, agent.version);
+            add(key, serde_json::to_value(&agent))?;
+        }
+        for b in &index.blocks {
+            let mut block = b.entry.clone();
+            block.version = version_key(&block.version);
+            let key = format!("block {}@{}", block.id, block.version);
+            add(key, serde_json::to_value(&block))?;
+        }
+        for g in &index.guardrails {
+            add(
+                format!("guardrail {}", g.entry.id),
+                serde_json::to_value(&g.entry),
+            )?;
+        }
+        for (key, entry) in entries {
+            let text = runstart::index::canonical_text(&entry);
             match self.0.get(&key) {
-                Some((first, earlier)) if *earlier != definition => {
+                Some((first, earlier)) if *earlier != text => {
                     return Err(CliError::Usage(format!(
                         "{key} is defined differently in {first} and {file}; one version has one definition, so give one of the files a new version"
                     )));
                 }
                 Some(_) => {}
                 None => {
-                    self.0.insert(key, (file.clone(), definition));
+                    self.0.insert(key, (file.clone(), text));
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// A version as registration compares it: parsed (no `v`, no build metadata), or the text
+/// as written when it is not semver (registration refuses such a pack anyway).
+fn version_key(text: &str) -> String {
+    match runstart::range::parse_version(text) {
+        Some(mut v) => {
+            v.build = semver::BuildMetadata::EMPTY;
+            v.to_string()
+        }
+        None => text.to_owned(),
     }
 }
 

@@ -32,9 +32,10 @@ family! {
                 None => Val::Num(0.0),
             },
         },
-        Filter::First => match &input {
-            Val::Str(_) | Val::S(_) => {
-                let s = input.as_str().unwrap_or("");
+        // LiquidJS reads a drop's `valueOf()`: a loop drop's is its JSON text
+        Filter::First => match loop_as_text(input) {
+            text @ (Val::Str(_) | Val::S(_)) => {
+                let s = text.as_str().unwrap_or("");
                 // `''` is not array-like to LiquidJS (it is falsy), so it answers `''`, a
                 // defined value, where an empty array answers undefined
                 if s.is_empty() {
@@ -43,14 +44,14 @@ family! {
                     Val::string(utf16_slice(s, 0, 1))
                 }
             }
-            _ => match input.items() {
+            other => match other.items() {
                 Some(items) => items.into_iter().next().unwrap_or(Val::Undef),
-                None => array_like_item(&input, |_| 0.0),
+                None => array_like_item(&other, |_| 0.0),
             },
         },
-        Filter::Last => match &input {
-            Val::Str(_) | Val::S(_) => {
-                let s = input.as_str().unwrap_or("");
+        Filter::Last => match loop_as_text(input) {
+            text @ (Val::Str(_) | Val::S(_)) => {
+                let s = text.as_str().unwrap_or("");
                 let n = utf16_len(s);
                 if n == 0 {
                     Val::string(String::new())
@@ -58,9 +59,9 @@ family! {
                     Val::string(utf16_slice(s, n - 1, n))
                 }
             }
-            _ => match input.items() {
+            other => match other.items() {
                 Some(items) => items.into_iter().last().unwrap_or(Val::Undef),
-                None => array_like_item(&input, |length| length - 1.0),
+                None => array_like_item(&other, |length| length - 1.0),
             },
         },
         Filter::Join => {
@@ -230,6 +231,14 @@ family! {
             }
             Val::Arr(Rc::new(items))
         }
+    }
+}
+
+/// A `forloop`/`tablerowloop` drop as the JSON text its `valueOf()` gives; anything else as is.
+fn loop_as_text(input: Val<'_>) -> Val<'_> {
+    match input {
+        Val::Loop(_) => Val::string(stringify(&input)),
+        other => other,
     }
 }
 

@@ -57,12 +57,16 @@ family! {
 fn allow_false(entries: &[Val<'_>]) -> Result<bool, FilterError> {
     let mut allowed = None;
     for entry in entries {
+        // any object is an entry (its `0` and `1` read as properties, absent on a drop);
+        // only a primitive is not
         let key = match entry {
-            Val::Arr(_) | Val::Json(serde_json::Value::Array(_)) => {
-                entry.read_property(&Val::Num(0.0))
-            }
-            // any other object is an entry whose `0` and `1` are absent
-            Val::Json(serde_json::Value::Object(_)) | Val::Group(_) | Val::Loop(_) => Val::Undef,
+            Val::Arr(_)
+            | Val::Json(_)
+            | Val::Group(_)
+            | Val::Loop(_)
+            | Val::NilDrop
+            | Val::Empty
+            | Val::Blank => entry.read_property(&Val::Num(0.0)),
             other => {
                 return Err(FilterError::Message(format!(
                     "Iterator value {} is not an entry object",
