@@ -304,3 +304,32 @@ fn a_repeated_key_is_reported_and_the_file_is_not_formatted() {
     assert_eq!(out.status.code(), Some(1));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// An agent entry the typed model refuses is reported at the field, in the words its type
+/// gives (an `instructions` that is neither a template nor a prompt reference).
+#[test]
+fn a_refused_field_is_named_where_it_is() {
+    let fixture = root().join("fixtures/packs/support-desk/index.json");
+    let mut pack: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture).expect("fixture")).expect("JSON");
+    pack["agents"][1]["instructions"] = serde_json::json!({"bogus": 1});
+    let dir = tempdir();
+    let file = dir.join("index.json");
+    std::fs::write(&file, pack.to_string()).expect("write");
+    let out = runstart(&["validate", file.to_str().expect("utf8"), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let reports: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let shape: Vec<&serde_json::Value> = reports[0]["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter(|i| i["code"] == "invalid-shape")
+        .collect();
+    assert_eq!(shape.len(), 1);
+    assert_eq!(shape[0]["instancePath"], "/agents/1/instructions");
+    assert_eq!(
+        shape[0]["message"],
+        "not an agent entry: must be an inline Liquid template (a string) or a prompt block reference {\"prompt\", \"version\"}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -102,7 +102,9 @@ fn parse_split(text: &str) -> Option<(Value, Vec<RepeatedKey>)> {
                 .collect();
             let mut items = Vec::new();
             for (i, (item, inner)) in parsed.ok()?.into_iter().enumerate() {
-                repeated.extend(under(&format!("{at}/{i}"), inner));
+                if !inner.is_empty() {
+                    repeated.extend(under(&format!("{at}/{i}"), inner));
+                }
                 items.push(item);
             }
             Value::Array(items)

@@ -83,12 +83,7 @@ pub(crate) trait FromDocument: Sized {
 /// [`FromDocument::locate`] through type `T`, which refuses what the entry type refuses.
 fn locate_with<T: serde::de::DeserializeOwned>(raw: &Value) -> Option<(String, String)> {
     let e = crate::input::from_value_ref::<T>(raw).err()?;
-    let message = if e.message().contains("untagged enum Instructions") {
-        "must be an inline Liquid template (a string) or a prompt block reference {\"prompt\", \"version\"}".to_owned()
-    } else {
-        e.message().to_owned()
-    };
-    Some((e.pointer().to_owned(), message))
+    Some((e.pointer().to_owned(), e.message().to_owned()))
 }
 
 macro_rules! by_serde {

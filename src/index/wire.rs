@@ -166,7 +166,10 @@ pub struct PromptRef {
 
 /// An agent's instructions: an inline Liquid template, or a prompt block reference.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "must be an inline Liquid template (a string) or a prompt block reference {\"prompt\", \"version\"}"
+)]
 pub enum Instructions {
     /// An inline LiquidJS template.
     Template(String),
