@@ -181,7 +181,9 @@ pub(crate) fn write_js_number(out: &mut impl Write, x: f64) -> fmt::Result {
 
 /// [`write_js_number`] into a fresh `String`.
 pub(crate) fn js_number(x: f64) -> String {
-    let mut s = String::new();
+    // Room for any number's text (`-1.7976931348623157e+308` is 24 bytes), so writing it
+    // never reallocates.
+    let mut s = String::with_capacity(24);
     let _ = write_js_number(&mut s, x);
     s
 }

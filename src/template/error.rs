@@ -109,8 +109,14 @@ pub enum RenderErrorKind {
 }
 
 /// A render failure, with LiquidJS's message.
+///
+/// One pointer wide: every step of a render returns a `Result` with it, and a success should
+/// not carry the room of a failure (the details are boxed; a failing render allocates them once).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenderError {
+pub struct RenderError(Box<Failure>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Failure {
     kind: RenderErrorKind,
     message: String,
     offset: usize,
@@ -120,12 +126,12 @@ pub struct RenderError {
 
 impl RenderError {
     pub(crate) fn new(kind: RenderErrorKind, message: String, offset: usize) -> RenderError {
-        RenderError {
+        RenderError(Box::new(Failure {
             kind,
             message,
             offset,
             line_col: None,
-        }
+        }))
     }
 
     /// An undefined-variable error for `path`.
@@ -137,40 +143,35 @@ impl RenderError {
     /// path: a failing render writes the path straight after the prefix, into one string.
     pub(crate) fn undefined_message(message: String, offset: usize) -> RenderError {
         debug_assert!(message.starts_with(UNDEFINED_PREFIX));
-        RenderError {
-            message,
-            kind: RenderErrorKind::UndefinedVariable,
-            offset,
-            line_col: None,
-        }
+        RenderError::new(RenderErrorKind::UndefinedVariable, message, offset)
     }
 
     /// Overrides the position LiquidJS reports (not the offset of the failing token).
     pub(crate) fn at_line_col(mut self, line: usize, col: usize) -> RenderError {
-        self.line_col = Some((line, col));
+        self.0.line_col = Some((line, col));
         self
     }
 
     /// The error's kind.
     pub fn kind(&self) -> &RenderErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// LiquidJS's message without position, e.g. `undefined variable: agent.owner`.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// Byte offset of the token that failed.
     pub fn offset(&self) -> usize {
-        self.offset
+        self.0.offset
     }
 
     /// The undefined path, if this is an undefined-variable error: LiquidJS's, the segments
     /// up to the first undefined one joined by `.` (`agent.owner`).
     pub fn undefined_path(&self) -> Option<&str> {
-        match self.kind {
-            RenderErrorKind::UndefinedVariable => self.message.strip_prefix(UNDEFINED_PREFIX),
+        match self.0.kind {
+            RenderErrorKind::UndefinedVariable => self.0.message.strip_prefix(UNDEFINED_PREFIX),
             _ => None,
         }
     }
@@ -178,15 +179,16 @@ impl RenderError {
     /// LiquidJS's full message, `<message>, line:<l>, col:<c>`.
     pub fn message_with_position(&self, template: &str) -> String {
         let (l, c) = self
+            .0
             .line_col
-            .unwrap_or_else(|| super::line_col(template, self.offset));
-        format!("{}, line:{l}, col:{c}", self.message)
+            .unwrap_or_else(|| super::line_col(template, self.0.offset));
+        format!("{}, line:{l}, col:{c}", self.0.message)
     }
 }
 
 impl fmt::Display for RenderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.0.message)
     }
 }
 

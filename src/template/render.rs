@@ -85,7 +85,9 @@ impl<'a> Globals<'a> {
 pub(crate) struct Renderer<'a> {
     src: &'a str,
     globals: Globals<'a>,
-    env_over: Scope<'a>,
+    /// The counters `increment` and `decrement` keep (LiquidJS's environments), which shadow
+    /// the globals of the same name: numbers only, and none in most renders.
+    env_over: Vec<(&'a str, f64)>,
     /// The template's own variables (`assign`, `capture`), below every loop scope; kept
     /// apart so that a render that assigns nothing allocates no scope.
     bottom: Scope<'a>,
@@ -114,7 +116,7 @@ impl<'a> Renderer<'a> {
         Renderer {
             src,
             globals,
-            env_over: Scope::new(),
+            env_over: Vec::new(),
             bottom: Scope::new(),
             scopes: SmallVec::new(),
             brk: false,
@@ -167,20 +169,19 @@ impl<'a> Renderer<'a> {
     }
 
     fn env_number(&self, name: &str) -> f64 {
-        let v = match self.env_over.iter().find(|(k, _)| *k == name) {
-            Some((_, v)) => v.clone(),
-            None => self.globals.get(name),
-        };
-        match v {
-            Val::Num(n) => n,
-            _ => 0.0,
+        match self.env_over.iter().find(|(k, _)| *k == name) {
+            Some(&(_, n)) => n,
+            None => match self.globals.get(name) {
+                Val::Num(n) => n,
+                _ => 0.0,
+            },
         }
     }
 
     fn set_env(&mut self, name: &'a str, v: f64) {
         match self.env_over.iter_mut().find(|(k, _)| *k == name) {
-            Some(slot) => slot.1 = Val::Num(v),
-            None => self.env_over.push((name, Val::Num(v))),
+            Some(slot) => slot.1 = v,
+            None => self.env_over.push((name, v)),
         }
     }
 
@@ -240,13 +241,13 @@ impl<'a> Renderer<'a> {
                 let name = name.get(self.src);
                 let v = self.env_number(name);
                 self.set_env(name, v + 1.0);
-                out.push_str(&js_num(v));
+                let _ = crate::js::write_js_number(out, v);
             }
             Node::Decrement(name) => {
                 let name = name.get(self.src);
                 let v = self.env_number(name) - 1.0;
                 self.set_env(name, v);
-                out.push_str(&js_num(v));
+                let _ = crate::js::write_js_number(out, v);
             }
             Node::Break => self.brk = true,
             Node::Continue => self.cont = true,
@@ -520,9 +521,13 @@ impl<'a> Renderer<'a> {
                 if row != 1.0 {
                     out.push_str("</tr>");
                 }
-                out.push_str(&format!("<tr class=\"row{}\">", js_num(row)));
+                out.push_str("<tr class=\"row");
+                let _ = crate::js::write_js_number(out, row);
+                out.push_str("\">");
             }
-            out.push_str(&format!("<td class=\"col{}\">", js_num(table.col(at))));
+            out.push_str("<td class=\"col");
+            let _ = crate::js::write_js_number(out, table.col(at));
+            out.push_str("\">");
             result = self.render(body, out);
             if result.is_err() {
                 break;
@@ -660,7 +665,8 @@ impl<'a> Renderer<'a> {
         }
         // each operand remembers whether it is LiquidJS's NullDrop (the literal `nil`, or a
         // variable it was assigned to), which is never greater or less than anything
-        let mut stack: Vec<(Val<'a>, bool)> = Vec::with_capacity(list.len());
+        // (kept inline: a condition rarely holds more than a few operands at once)
+        let mut stack: SmallVec<[(Val<'a>, bool); 6]> = SmallVec::new();
         for e in list {
             if let ExprKind::Op(op) = e.kind {
                 let (r, rn) = stack.pop().unwrap_or((Val::Undef, false));
@@ -728,18 +734,17 @@ impl<'a> Renderer<'a> {
     }
 
     fn lookup_root(&self, name: &str) -> Val<'a> {
-        for scope in self
-            .scopes
-            .iter()
-            .rev()
-            .chain(std::iter::once(&self.bottom))
-        {
+        // innermost scope first, then the template's own variables
+        for scope in self.scopes.iter().rev() {
             if let Some((_, v)) = scope.iter().find(|(k, _)| *k == name) {
                 return v.clone();
             }
         }
-        if let Some((_, v)) = self.env_over.iter().find(|(k, _)| *k == name) {
+        if let Some((_, v)) = self.bottom.iter().find(|(k, _)| *k == name) {
             return v.clone();
+        }
+        if let Some(&(_, n)) = self.env_over.iter().find(|(k, _)| *k == name) {
+            return Val::Num(n);
         }
         match self.globals.get(name) {
             // LiquidJS reads a name no scope holds from its empty engine globals, and `size`
