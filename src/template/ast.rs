@@ -131,6 +131,11 @@ pub(crate) enum Prop {
 }
 
 impl Prop {
+    /// A key written out (a name, a quoted key, a number), not an expression to evaluate.
+    pub(crate) fn is_static(&self) -> bool {
+        matches!(self, Prop::Ident(..) | Prop::Quoted(_) | Prop::Num(_))
+    }
+
     pub(crate) fn from_expr(e: Expr) -> Prop {
         match e.kind {
             ExprKind::Str(s) => Prop::Quoted(s),

@@ -755,6 +755,43 @@ impl<'a> Renderer<'a> {
     }
 
     fn path(&mut self, root: Option<&'a Expr>, props: &'a [Prop], pos: usize) -> RResult<Val<'a>> {
+        if root.is_none() && props.iter().all(Prop::is_static) {
+            return self.static_path(props, pos);
+        }
+        self.general_path(root, props, pos)
+    }
+
+    /// A path of names, quoted keys and numbers (`customer.name`, `orders[0]["id"]`), most
+    /// of what a template reads: looked up with no key evaluated and nothing built.
+    fn static_path(&self, props: &'a [Prop], pos: usize) -> RResult<Val<'a>> {
+        let src = self.src;
+        let Some((first, rest)) = props.split_first() else {
+            return Ok(Val::Undef);
+        };
+        let mut cur = match static_key(first, src) {
+            Val::S(s) => self.lookup_root(s),
+            k => self.lookup_root(&js_string(&k)),
+        };
+        if matches!(cur, Val::Undef) {
+            return Err(static_undefined(src, props, 0, pos));
+        }
+        for (i, p) in rest.iter().enumerate() {
+            cur = cur.read_property(&static_key(p, src));
+            if matches!(cur, Val::Undef) {
+                return Err(static_undefined(src, props, i + 1, pos));
+            }
+        }
+        Ok(cur)
+    }
+
+    /// Any path: a root expression (`(1..3).first`, `"text".size`) or bracketed expressions
+    /// evaluated first, and the undefined-variable error where the path does not resolve.
+    fn general_path(
+        &mut self,
+        root: Option<&'a Expr>,
+        props: &'a [Prop],
+        pos: usize,
+    ) -> RResult<Val<'a>> {
         // LiquidJS evaluates every bracketed key before walking the path, so an undefined
         // variable inside a later bracket wins over an earlier missing segment.
         let mut dynamic: Vec<Val<'a>> = Vec::new();
@@ -835,6 +872,33 @@ impl<'a> Renderer<'a> {
         }
         Ok(cur)
     }
+}
+
+/// The key of a static step ([`Prop::is_static`]) as a value; `Undef` for the others.
+fn static_key<'a>(p: &'a Prop, src: &'a str) -> Val<'a> {
+    match p {
+        Prop::Ident(b, e) => Val::S(src.get(*b..*e).unwrap_or("")),
+        Prop::Quoted(s) => Val::S(s.get(src)),
+        Prop::Num(n) => Val::Num(*n),
+        Prop::Path(_) | Prop::Other(_) => Val::Undef,
+    }
+}
+
+/// The undefined-variable error of a static path (see [`Prop::is_static`]) undefined at
+/// segment `upto`: the segments up to it joined by `.`, as LiquidJS names it.
+fn static_undefined(src: &str, props: &[Prop], upto: usize, pos: usize) -> RenderError {
+    let mut message = String::with_capacity(UNDEFINED_PREFIX.len() + 32);
+    message.push_str(UNDEFINED_PREFIX);
+    for (i, p) in props.iter().take(upto + 1).enumerate() {
+        if i > 0 {
+            message.push('.');
+        }
+        match static_key(p, src) {
+            Val::S(s) => message.push_str(s),
+            k => message.push_str(&key_text(&k)),
+        }
+    }
+    RenderError::undefined_message(message, pos)
 }
 
 /// Is `text` the concatenation of `parts`?
