@@ -53,4 +53,22 @@ mod tests {
         assert!(compare("ß", "ss").is_gt());
         assert!(compare("a/b", "a-b").is_gt());
     }
+
+    /// Characters Unicode 17 added, in the order of Node 20.20.2 (ICU 78.2, the recorded
+    /// peer): the collation data must be ICU 78's (icu_collator 2.3), not a newer Unicode's.
+    #[test]
+    fn characters_of_unicode_17_order_as_icu_78() {
+        let mut v = vec![
+            "\u{2E60}", "z", "\u{0B53}", "a", "\u{0558}", "\u{208F}", "\u{2E5D}", "b", "\u{1ADE}",
+            "\u{0559}",
+        ];
+        v.sort_by(|a, b| compare(a, b));
+        assert_eq!(
+            v,
+            vec![
+                "\u{2E5D}", "a", "b", "z", "\u{0559}", "\u{0558}", "\u{0B53}", "\u{1ADE}",
+                "\u{208F}", "\u{2E60}"
+            ]
+        );
+    }
 }

@@ -27,6 +27,12 @@
 //!   fails parsing instead of silently rejecting (spec §6.7).
 //! - A NaN score (only reachable when weights sum to both +∞ and −∞) orders after every
 //!   other score, so the ranking stays a total order (spec §6.10).
+//! - Tie-breaks compare ids with CLDR root collation from ICU4X (`icu_collator` 2.3, generated
+//!   from ICU 78 data, the peer's ICU; spec §6.3). One difference remains: ICU 78's root
+//!   orders Han ideographs (and the radicals and enclosed ideographs sorting with them) by
+//!   radical and stroke count, ICU4X by code point within each Unicode block, so ids written
+//!   in Han characters can break a tie the other way (`丽` before `中` upstream, after it
+//!   here). Every other script orders as upstream.
 //!
 //! # Examples
 //!
