@@ -147,6 +147,7 @@ pub(crate) fn write_js_number(out: &mut impl Write, x: f64) -> fmt::Result {
     for c in mantissa.chars().filter(char::is_ascii_digit) {
         digits.write_char(c)?;
     }
+    nearest_even_on_tie(&mut digits, exp, x.abs());
     let digits = digits.as_str();
     let k = digits.len() as i32; // ok: at most 17 digits
     let n = exp + 1;
@@ -176,6 +177,55 @@ pub(crate) fn write_js_number(out: &mut impl Write, x: f64) -> fmt::Result {
         }
         let e = n - 1;
         write!(out, "e{}{}", if e >= 0 { '+' } else { '-' }, e.abs())
+    }
+}
+
+/// ECMAScript's choice among the shortest digit strings that read back as `x` (positive):
+/// the one nearest `x`, and of two equally near, the even one. Rust's shortest digits
+/// (`digits` × 10^(`exp` + 1 − len)) can be the odd one of such a tie
+/// (1000000000000000.25 prints as `…0.3` in Rust, `…0.2` in JavaScript), which this turns
+/// into its even neighbour.
+///
+/// Two neighbours can both read back only when the digits are as many as a double's
+/// precision allows (16 or 17), so shorter ones are left alone without a test.
+fn nearest_even_on_tie(digits: &mut StackBuf, exp: i32, x: f64) {
+    let len = digits.len;
+    let Some(&last) = digits.bytes.get(len.wrapping_sub(1)) else {
+        return;
+    };
+    if len < 16 || (last - b'0').is_multiple_of(2) {
+        return;
+    }
+    let reads_back = |candidate: u8| {
+        let mut text = StackBuf::default();
+        let _ = text.write_str(std::str::from_utf8(&digits.bytes[..len - 1]).unwrap_or("")); // ok: ASCII digits
+        let _ = text.write_char(char::from(candidate));
+        let _ = write!(text, "e{}", exp + 1 - i32::try_from(len).unwrap_or(0));
+        text.as_str().parse::<f64>() == Ok(x)
+    };
+    // An odd last digit: its even neighbours differ in that digit alone (9 has only 8).
+    let below = last - 1;
+    let candidate = if reads_back(below) {
+        below
+    } else if last < b'9' && reads_back(last + 1) {
+        last + 1
+    } else {
+        return;
+    };
+    // Equally near only when `x` is exactly halfway: its exact expansion is the lower of the
+    // two, then 5, then nothing (a double's expansion has at most 767 significant digits).
+    let exact = format!("{:.800e}", x);
+    let exact = exact.split_once('e').map_or(exact.as_str(), |(m, _)| m);
+    let mut exact = exact.bytes().filter(u8::is_ascii_digit);
+    let lower = last.min(candidate);
+    let halfway = digits.bytes[..len - 1]
+        .iter()
+        .copied()
+        .chain([lower, b'5'])
+        .all(|d| exact.next() == Some(d))
+        && exact.all(|d| d == b'0');
+    if halfway {
+        digits.bytes[len - 1] = candidate;
     }
 }
 
@@ -287,6 +337,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::excessive_precision)] // ok: the ties are written as their exact values
     fn formats_like_javascript() {
         let cases: &[(f64, &str)] = &[
             (128000.0, "128000"),
@@ -309,6 +360,12 @@ mod tests {
             (-10.0, "-10"),
             (9_007_199_254_740_991.0, "9007199254740991"),
             (9_007_199_254_740_992.0, "9007199254740992"),
+            // exact ties between two shortest digit strings: JavaScript takes the even one
+            (1_000_000_000_000_000.25, "1000000000000000.2"),
+            (12_345_678.000_976_562_5, "12345678.000976562"),
+            (-181_652_930_702_095.125, "-181652930702095.12"),
+            (178_741_787_820_482.625, "178741787820482.62"),
+            (1.5e-323, "1.5e-323"),
         ];
         for (x, want) in cases {
             assert_eq!(js_number(*x), *want, "{x:e}");
