@@ -98,16 +98,58 @@ function expectArray(value, what) {
   return value;
 }
 
-/** `JSON.stringify`, with its failures (cycles, BigInt, strings past V8's limit) as misuse. */
-function json(value, what) {
+/**
+ * `JSON.stringify`, with its failures (cycles, BigInt, strings past V8's limit) as misuse.
+ * A number JSON cannot hold (NaN, ±Infinity) is refused at its JSON Pointer: `JSON.stringify`
+ * would write `null`, which reads as absent, so a cap of `NaN` (that upstream's comparisons
+ * fail closed on) would silently lift the cap. A render context (`finite: false`) is data a
+ * template prints, not a decision: there such a number crosses as `null`, as before.
+ */
+function json(value, what, { finite = true } = {}) {
   let text;
+  const paths = new WeakMap();
+  // `this` is the object holding `key`; the first holder is JSON.stringify's own wrapper.
+  function finiteOnly(key, v) {
+    const base = paths.get(this);
+    const at = base === undefined ? '' : `${base}/${escapePointer(String(key))}`;
+    if (typeof v === 'number' && !Number.isFinite(v)) {
+      const where = at === '' ? 'the value' : at;
+      throw misuse(`${what}: ${where} is ${v}, which JSON cannot hold; give a finite number`);
+    }
+    if (v !== null && typeof v === 'object') paths.set(v, at);
+    return v;
+  }
   try {
     text = JSON.stringify(value);
+    // NaN and ±Infinity come out as `null`: only text with a `null` needs the walk that
+    // tells them from a written `null`.
+    if (finite && text !== undefined && text.includes('null')) JSON.stringify(value, finiteOnly);
   } catch (e) {
+    if (ownErrors.has(e)) throw e;
     throw misuse(`${what} cannot be sent as JSON: ${e && e.message}`);
   }
   if (text === undefined) throw misuse(`${what} cannot be sent as JSON`);
   return text;
+}
+
+/** A JSON Pointer reference token (RFC 6901): `~` as `~0`, `/` as `~1`. */
+function escapePointer(token) {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * Refuses a field of `value` outside `allowed`: a misspelt `tenantPolicy` would otherwise be
+ * dropped and the route taken without the policy (fail open).
+ */
+function closedFields(value, allowed, what) {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) {
+      const own = key === 'providers' ? ' (a RouteTable routes its own providers)' : '';
+      throw misuse(
+        `${what} has an unknown field "${key}"${own}; expected one of ${allowed.map((k) => `"${k}"`).join(', ')}`,
+      );
+    }
+  }
 }
 
 /** A pack index argument: bytes (Buffer, Uint8Array, ArrayBuffer) or its text. */
@@ -123,6 +165,9 @@ function indexBytes(value, what) {
 
 // ---------------------------------------------------------------------------------------
 // Routing (router.md §1.6, §2)
+
+const REQUEST_FIELDS = ['capability', 'tenantPolicy', 'preferredProvider', 'preferredModel'];
+const INPUT_FIELDS = ['capability', 'providers', 'tenantPolicy', 'preferredProvider', 'preferredModel'];
 
 /** The request part of a route input, as JSON (`undefined` fields are left out). */
 function requestJson(input) {
@@ -231,12 +276,14 @@ class RouteTable {
 
   route(request) {
     expectObject(request, 'request');
+    closedFields(request, REQUEST_FIELDS, 'request');
     return this.#compiled.route(requestJson(request));
   }
 
   /** Every tuple's requirement outcomes and score (`runstart route --explain --format json`). */
   explain(request) {
     expectObject(request, 'request');
+    closedFields(request, REQUEST_FIELDS, 'request');
     return JSON.parse(this.#compiled.native.explain(requestJson(request)));
   }
 }
@@ -296,6 +343,7 @@ function compiledFor(providers) {
 /** Upstream's `route(input)`: `value.provider` and the alternates are the caller's provider objects. */
 function route(input) {
   expectObject(input, 'input');
+  closedFields(input, INPUT_FIELDS, 'input');
   expectArray(input.providers, 'input.providers');
   return compiledFor(input.providers).route(requestJson(input));
 }
@@ -459,7 +507,7 @@ function renderInstructions(agent, context, prompt) {
     let text;
     try {
       const payload = renderPayload(entry, template, view, now, identity);
-      text = payload === undefined ? '' : json(payload, 'the render context');
+      text = payload === undefined ? '' : json(payload, 'the render context', { finite: false });
     } catch (e) {
       throw coded(e);
     }

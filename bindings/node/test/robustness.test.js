@@ -195,6 +195,37 @@ test('a misspelt tenant policy is refused, never ignored (issue: fail closed)', 
   assert.throws(() => table.route({ capability: { needs: [{ feture: 'tool-use' }] } }), (e) => invalid(e) && /feture/.test(e.message));
 });
 
+test('a misspelt route input field, or a number JSON cannot hold, is refused (fail closed)', () => {
+  const table = new RouteTable(providers);
+  const capability = { kind: 'llm-inference', needs: [{ feature: 'tool-use' }] };
+  const metadata = providers.map((m) => ({ metadata: m }));
+  // `tenantpolicy` would be left out of the request and the route taken without the policy.
+  const unknown = (field) => (e) => invalid(e) && e.message.includes(`unknown field "${field}"`) && /"tenantPolicy"/.test(e.message);
+  assert.throws(() => route({ capability, providers: metadata, tenantpolicy: { regionAllow: [] } }), unknown('tenantpolicy'));
+  assert.throws(() => table.route({ capability, tenantpolicy: { regionAllow: [] } }), unknown('tenantpolicy'));
+  assert.throws(() => table.explain({ capability, preferedProvider: 'x' }), unknown('preferedProvider'));
+  // JSON.stringify writes NaN and ±Infinity as null, which reads as absent: a NaN cost cap
+  // (upstream rejects every model against it) would lift the cap.
+  const notFinite = (at, v) => (e) => invalid(e) && e.message.includes(`${at} is ${v}, which JSON cannot hold`);
+  assert.throws(
+    () => table.route({ capability, tenantPolicy: { tenantId: 't', maxCostPerCallUsd: NaN } }),
+    notFinite('/tenantPolicy/maxCostPerCallUsd', 'NaN'),
+  );
+  assert.throws(
+    () => route({ capability: { needs: [{ contextWindow: { op: '>=', value: Infinity } }] }, providers: metadata }),
+    notFinite('/capability/needs/0/contextWindow/value', 'Infinity'),
+  );
+  assert.throws(
+    () => table.route({ capability, tenantPolicy: { tenantId: 't', 'a/b~c': -Infinity } }),
+    notFinite('/tenantPolicy/a~1b~0c', '-Infinity'),
+  );
+  // A written null is still null (absent), and a finite cap still applies.
+  assert.equal(table.route({ capability, tenantPolicy: { tenantId: 't', maxCostPerCallUsd: null } }).kind, 'ok');
+  assert.equal(table.route({ capability, tenantPolicy: { tenantId: 't', maxCostPerCallUsd: -1 } }).kind, 'err');
+  // A table routes its own providers: a request naming others is refused, not half-read.
+  assert.throws(() => table.route({ capability, providers: [] }), (e) => unknown('providers')(e) && /its own providers/.test(e.message));
+});
+
 test('a policy or capability given by position is refused, never read field by field', () => {
   // serde alone would read ['acme', {allow: []}] as {tenantId: 'acme', providers: {allow: []}}.
   const byPosition = (e) => invalid(e) && /invalid type: sequence/.test(e.message);
