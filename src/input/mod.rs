@@ -114,10 +114,35 @@ impl std::error::Error for InputError {}
 /// value of the wrong type, each at its JSON Pointer.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, InputError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value =
-        serde_path_to_error::deserialize(StructsAsObjects(&mut de)).map_err(from_path_error)?;
+    let value = match serde_path_to_error::deserialize(StructsAsObjects(&mut de)) {
+        Ok(value) => value,
+        Err(e) if e.inner().is_syntax() => return Err(syntax_or_type_error::<T>(text, e)),
+        Err(e) => return Err(from_path_error(e)),
+    };
     de.end().map_err(|e| syntax_error(&e))?;
     Ok(value)
+}
+
+/// serde_json's reader reports a JSON value a field's enum cannot start with (`"op": null`,
+/// `"op": 5`) as a syntax error ("expected value"), though the text is JSON. When it is, the
+/// value typed from its parse names the field and the value's type instead, at the same line
+/// and column.
+fn syntax_or_type_error<T: DeserializeOwned>(
+    text: &str,
+    e: serde_path_to_error::Error<serde_json::Error>,
+) -> InputError {
+    let error = from_path_error(e);
+    let Ok(parsed) = serde_json::from_str::<Value>(text) else {
+        return error;
+    };
+    match from_value::<T>(parsed) {
+        Err(typed) => InputError {
+            line: error.line,
+            column: error.column,
+            ..typed
+        },
+        Ok(_) => error,
+    }
 }
 
 /// Reads a `T` from any serde deserializer, every struct from a JSON object only (see the
@@ -279,6 +304,7 @@ fn plain_types(message: &str) -> String {
         ("expected a sequence", "expected an array"),
         ("expected a map", "expected an object"),
         ("expected a borrowed string", "expected a string"),
+        ("expected string or map", "expected a string or an object"),
     ] {
         out = out.replace(rust, json);
     }
@@ -474,6 +500,20 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "not valid JSON: trailing characters (line 1, column 4)"
+        );
+        // JSON an enum cannot start with is a type error at its field, not a syntax error
+        let need =
+            r#"{"capability":{"needs":[{"contextWindow":{"op":null,"value":1}}]},"providers":[]}"#;
+        let err = from_str::<RouteInput>(need).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "/capability/needs/0/contextWindow/op: invalid type: null, expected a string or an object"
+        );
+        assert_eq!((err.line(), err.column()), (Some(1), Some(48)));
+        let err = from_str::<RouteInput>(&need.replace("null", "5")).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("op: invalid type: integer `5`, expected a string or an object")
         );
     }
 }
