@@ -768,17 +768,20 @@ impl<'a> Renderer<'a> {
         let Some((first, rest)) = props.split_first() else {
             return Ok(Val::Undef);
         };
+        let undefined = |upto: usize| {
+            undefined_path(props.iter().take(upto + 1).map(|p| static_key(p, src)), pos)
+        };
         let mut cur = match static_key(first, src) {
             Val::S(s) => self.lookup_root(s),
             k => self.lookup_root(&js_string(&k)),
         };
         if matches!(cur, Val::Undef) {
-            return Err(static_undefined(src, props, 0, pos));
+            return Err(undefined(0));
         }
         for (i, p) in rest.iter().enumerate() {
             cur = cur.read_property(&static_key(p, src));
             if matches!(cur, Val::Undef) {
-                return Err(static_undefined(src, props, i + 1, pos));
+                return Err(undefined(i + 1));
             }
         }
         Ok(cur)
@@ -794,80 +797,34 @@ impl<'a> Renderer<'a> {
     ) -> RResult<Val<'a>> {
         // LiquidJS evaluates every bracketed key before walking the path, so an undefined
         // variable inside a later bracket wins over an earlier missing segment.
-        let mut dynamic: Vec<Val<'a>> = Vec::new();
-        for p in props {
-            if let Prop::Path(e) | Prop::Other(e) = p {
-                let v = self.expr(e)?;
-                dynamic.push(v);
-            }
-        }
         let src = self.src;
-        let key_at = |i: usize, dynamic: &[Val<'a>]| -> Val<'a> {
-            match props.get(i) {
-                Some(Prop::Ident(b, e)) => Val::S(src.get(*b..*e).unwrap_or("")),
-                Some(Prop::Quoted(s)) => Val::S(s.get(src)),
-                Some(Prop::Num(n)) => Val::Num(*n),
-                Some(Prop::Path(_)) | Some(Prop::Other(_)) => {
-                    let k = props
-                        .iter()
-                        .take(i)
-                        .filter(|p| matches!(p, Prop::Path(_) | Prop::Other(_)))
-                        .count();
-                    dynamic.get(k).cloned().unwrap_or(Val::Undef)
-                }
-                None => Val::Undef,
-            }
-        };
-        // Two renders in five end here (a strict render's usual failure), so the path is
-        // written into one string rather than joined from one string per segment.
-        let undefined = |upto: usize, dynamic: &[Val<'a>]| {
-            let mut message = String::with_capacity(UNDEFINED_PREFIX.len() + 32);
-            message.push_str(UNDEFINED_PREFIX);
-            for i in 0..=upto {
-                if i > 0 {
-                    message.push('.');
-                }
-                match key_at(i, dynamic) {
-                    Val::Nil | Val::NilDrop | Val::Undef => {}
-                    Val::S(s) => message.push_str(s),
-                    k => message.push_str(&key_text(&k)),
-                }
-            }
-            RenderError::undefined_message(message, pos)
-        };
-        let mut dyn_i = 0;
-        let mut next_key = |p: &'a Prop| -> Val<'a> {
-            match p {
-                Prop::Ident(b, e) => Val::S(src.get(*b..*e).unwrap_or("")),
-                Prop::Quoted(s) => Val::S(s.get(src)),
-                Prop::Num(n) => Val::Num(*n),
-                Prop::Path(_) | Prop::Other(_) => {
-                    dyn_i += 1;
-                    dynamic.get(dyn_i - 1).cloned().unwrap_or(Val::Undef)
-                }
-            }
-        };
+        let mut keys: SmallVec<[Val<'a>; 4]> = SmallVec::with_capacity(props.len());
+        for p in props {
+            keys.push(match p {
+                Prop::Path(e) | Prop::Other(e) => self.expr(e)?,
+                p => static_key(p, src),
+            });
+        }
         let (mut cur, start) = match root {
             Some(r) => (self.expr(r)?, 0),
             None => {
-                let Some(first) = props.first() else {
+                let Some(first) = keys.first() else {
                     return Ok(Val::Undef);
                 };
-                let v = match next_key(first) {
+                let v = match first {
                     Val::S(s) => self.lookup_root(s),
-                    k => self.lookup_root(&js_string(&k)),
+                    k => self.lookup_root(&js_string(k)),
                 };
                 if matches!(v, Val::Undef) {
-                    return Err(undefined(0, &dynamic));
+                    return Err(undefined_path(keys.iter().take(1).cloned(), pos));
                 }
                 (v, 1)
             }
         };
-        for (i, p) in props.iter().enumerate().skip(start) {
-            let k = next_key(p);
-            cur = cur.read_property(&k);
+        for (i, k) in keys.iter().enumerate().skip(start) {
+            cur = cur.read_property(k);
             if matches!(cur, Val::Undef) {
-                return Err(undefined(i, &dynamic));
+                return Err(undefined_path(keys.iter().take(i + 1).cloned(), pos));
             }
         }
         Ok(cur)
@@ -884,16 +841,19 @@ fn static_key<'a>(p: &'a Prop, src: &'a str) -> Val<'a> {
     }
 }
 
-/// The undefined-variable error of a static path (see [`Prop::is_static`]) undefined at
-/// segment `upto`: the segments up to it joined by `.`, as LiquidJS names it.
-fn static_undefined(src: &str, props: &[Prop], upto: usize, pos: usize) -> RenderError {
+/// LiquidJS's undefined-variable error for a path whose keys, up to the one that is
+/// undefined, are `keys`: joined by `.`, a nil or undefined key written as nothing. Two renders
+/// in five end here (a strict render's usual failure), so the path is written into one string
+/// rather than joined from one string per segment.
+fn undefined_path<'v>(keys: impl Iterator<Item = Val<'v>>, pos: usize) -> RenderError {
     let mut message = String::with_capacity(UNDEFINED_PREFIX.len() + 32);
     message.push_str(UNDEFINED_PREFIX);
-    for (i, p) in props.iter().take(upto + 1).enumerate() {
+    for (i, k) in keys.enumerate() {
         if i > 0 {
             message.push('.');
         }
-        match static_key(p, src) {
+        match k {
+            Val::Nil | Val::NilDrop | Val::Undef => {}
             Val::S(s) => message.push_str(s),
             k => message.push_str(&key_text(&k)),
         }
