@@ -190,15 +190,16 @@ pub(crate) fn write_js_number(out: &mut impl Write, x: f64) -> fmt::Result {
 /// precision allows (16 or 17), so shorter ones are left alone without a test.
 fn nearest_even_on_tie(digits: &mut StackBuf, exp: i32, x: f64) {
     let len = digits.len;
-    let Some(&last) = digits.bytes.get(len.wrapping_sub(1)) else {
+    let (Some((&last, head)), true) = (digits.as_str().as_bytes().split_last(), len >= 16) else {
         return;
     };
-    if len < 16 || (last - b'0').is_multiple_of(2) {
+    if (last - b'0').is_multiple_of(2) {
         return;
     }
+    let head = std::str::from_utf8(head).unwrap_or(""); // ok: ASCII digits
     let reads_back = |candidate: u8| {
         let mut text = StackBuf::default();
-        let _ = text.write_str(std::str::from_utf8(&digits.bytes[..len - 1]).unwrap_or("")); // ok: ASCII digits
+        let _ = text.write_str(head);
         let _ = text.write_char(char::from(candidate));
         let _ = write!(text, "e{}", exp + 1 - i32::try_from(len).unwrap_or(0));
         text.as_str().parse::<f64>() == Ok(x)
@@ -218,14 +219,13 @@ fn nearest_even_on_tie(digits: &mut StackBuf, exp: i32, x: f64) {
     let exact = exact.split_once('e').map_or(exact.as_str(), |(m, _)| m);
     let mut exact = exact.bytes().filter(u8::is_ascii_digit);
     let lower = last.min(candidate);
-    let halfway = digits.bytes[..len - 1]
-        .iter()
-        .copied()
+    let halfway = head
+        .bytes()
         .chain([lower, b'5'])
         .all(|d| exact.next() == Some(d))
         && exact.all(|d| d == b'0');
-    if halfway {
-        digits.bytes[len - 1] = candidate;
+    if halfway && let Some(slot) = digits.bytes.get_mut(len - 1) {
+        *slot = candidate;
     }
 }
 
