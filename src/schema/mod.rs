@@ -652,4 +652,35 @@ mod strict_mode_tests {
             assert_eq!(verdict(s.clone()), Err(why.to_owned()), "{s}");
         }
     }
+
+    /// Ajv's core vocabulary gives `$comment` and draft-04's `id` rules (real-world schemas:
+    /// SchemaStore's github-workflows, release-drafter, OpenAPI 1.2).
+    #[test]
+    fn comment_and_id_are_ajv_keywords_with_rules() {
+        let id = "NOT SUPPORTED: keyword \"id\", use \"$id\" for schema ID";
+        assert_eq!(
+            verdict(json!({"id": "x", "type": "string"})).unwrap_err(),
+            id
+        );
+        // strict mode names an unknown keyword before any rule runs
+        assert_eq!(
+            verdict(json!({"id": "x", "foo": 1})).unwrap_err(),
+            "strict mode: unknown keyword: \"foo\""
+        );
+        let lenient = CompiledSchema::compile_lenient(&json!({"properties": {"a": {"id": "x"}}}));
+        assert_eq!(lenient.map(|_| ()).unwrap_err().to_string(), id);
+        // `$comment` beside a `$ref` makes the target no plain alias: its errors are reported
+        // from the schema the chain ends at
+        let chain = json!({"$ref": "#/$defs/a", "$defs": {
+            "a": {"$comment": "c", "$ref": "#/$defs/b"},
+            "b": {"type": "array"}}});
+        let s = CompiledSchema::compile(&chain).expect("compiles");
+        let errors = s.errors(&json!(1));
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].schema_path, "#/$defs/b/type");
+        assert!(
+            CompiledSchema::compile(&json!({"$comment": "only"}))
+                .is_ok_and(|s| s.is_valid(&json!(1)))
+        );
+    }
 }

@@ -33,8 +33,8 @@ impl<'s> Compiler<'s> {
             group,
         };
         match kw {
-            "$dynamicAnchor" | "$recursiveAnchor" | "$dynamicRef" | "$recursiveRef" | "$ref"
-            | "const" | "enum" => self.core_keyword(cx, k, out),
+            "$dynamicAnchor" | "$recursiveAnchor" | "$dynamicRef" | "$recursiveRef" | "id"
+            | "$ref" | "const" | "enum" => self.core_keyword(cx, k, out),
             "not" | "anyOf" | "oneOf" | "allOf" | "if" | "then" | "else" => {
                 self.applicator_keyword(cx, k, out)
             }
@@ -121,6 +121,12 @@ impl<'s> Compiler<'s> {
                     anchor: known.then(|| anchor.to_owned()),
                     fallback: self.current_func(cx),
                 });
+            }
+            // draft-04's schema id: Ajv refuses it whatever its value, strict or not
+            "id" => {
+                return Err(SchemaError::invalid(
+                    "NOT SUPPORTED: keyword \"id\", use \"$id\" for schema ID".to_owned(),
+                ));
             }
             "$ref" => {
                 let Value::String(r) = value else {

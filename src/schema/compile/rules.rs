@@ -12,6 +12,11 @@ pub(super) const RULES: &[(&str, &[JType])] = &[
     ("$dynamicRef", &[]),
     ("$recursiveAnchor", &[]),
     ("$recursiveRef", &[]),
+    // Ajv's core vocabulary defines `$comment` (no code) and `id` (code that throws) as
+    // keywords with rules: a schema holding either is not "without rules" (a `$ref` beside
+    // `$comment` is no plain alias), and `id` is refused where its rule runs.
+    ("$comment", &[]),
+    ("id", &[]),
     ("$ref", &[]),
     ("maximum", &[JType::Number]),
     ("minimum", &[JType::Number]),
@@ -101,14 +106,14 @@ pub(super) fn keywords_of(group: Option<Group>) -> &'static [&'static str] {
     &GROUPS[at]
 }
 
-/// Keywords Ajv knows without a rule (core, metadata, content), plus `x-kindgi-tunable`.
+/// Keywords Ajv knows without a rule (core, metadata, content), plus `x-kindgi-tunable`
+/// (`$comment` and `id` have rules: see [`RULES`]).
 /// `$anchor` is not among them: Ajv resolves anchors but strict mode calls it unknown.
 pub(super) const ANNOTATIONS: &[&str] = &[
     "$schema",
     "$id",
     "$defs",
     "$vocabulary",
-    "$comment",
     "definitions",
     "title",
     "description",
@@ -171,7 +176,7 @@ mod rule_table_tests {
             keywords_of(Some(Group::String))[3..5],
             ["format", "formatMaximum"]
         );
-        assert_eq!(keywords_of(None)[4..6], ["$ref", "type"]);
+        assert_eq!(keywords_of(None)[4..8], ["$comment", "id", "$ref", "type"]);
         assert_eq!(
             keywords_of(Some(Group::Array)),
             [
