@@ -190,7 +190,10 @@ pub(crate) fn write_js_number(out: &mut impl Write, x: f64) -> fmt::Result {
 /// precision allows (16 or 17), so shorter ones are left alone without a test.
 fn nearest_even_on_tie(digits: &mut StackBuf, exp: i32, x: f64) {
     let len = digits.len;
-    let (Some((&last, head)), true) = (digits.as_str().as_bytes().split_last(), len >= 16) else {
+    if len < 16 {
+        return;
+    }
+    let Some((&last, head)) = digits.as_str().as_bytes().split_last() else {
         return;
     };
     if (last - b'0').is_multiple_of(2) {

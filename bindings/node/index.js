@@ -107,9 +107,24 @@ function expectArray(value, what) {
  */
 function json(value, what, { finite = true } = {}) {
   let text;
+  try {
+    text = JSON.stringify(value);
+    // NaN and ±Infinity come out as `null`: only text with a `null` needs the walk that
+    // tells them from a written `null`.
+    if (finite && text !== undefined && text.includes('null')) refuseNonFinite(value, what);
+  } catch (e) {
+    if (ownErrors.has(e)) throw e;
+    throw misuse(`${what} cannot be sent as JSON: ${e && e.message}`);
+  }
+  if (text === undefined) throw misuse(`${what} cannot be sent as JSON`);
+  return text;
+}
+
+/** Walks `value` as `JSON.stringify` does and refuses the first NaN or ±Infinity at its JSON Pointer. */
+function refuseNonFinite(value, what) {
   const paths = new WeakMap();
   // `this` is the object holding `key`; the first holder is JSON.stringify's own wrapper.
-  function finiteOnly(key, v) {
+  JSON.stringify(value, function finiteOnly(key, v) {
     const base = paths.get(this);
     const at = base === undefined ? '' : `${base}/${escapePointer(String(key))}`;
     if (typeof v === 'number' && !Number.isFinite(v)) {
@@ -118,18 +133,7 @@ function json(value, what, { finite = true } = {}) {
     }
     if (v !== null && typeof v === 'object') paths.set(v, at);
     return v;
-  }
-  try {
-    text = JSON.stringify(value);
-    // NaN and ±Infinity come out as `null`: only text with a `null` needs the walk that
-    // tells them from a written `null`.
-    if (finite && text !== undefined && text.includes('null')) JSON.stringify(value, finiteOnly);
-  } catch (e) {
-    if (ownErrors.has(e)) throw e;
-    throw misuse(`${what} cannot be sent as JSON: ${e && e.message}`);
-  }
-  if (text === undefined) throw misuse(`${what} cannot be sent as JSON`);
-  return text;
+  });
 }
 
 /** A JSON Pointer reference token (RFC 6901): `~` as `~0`, `/` as `~1`. */

@@ -196,11 +196,10 @@ impl Definitions {
         for t in &index.tools {
             let version = t.entry.version.as_deref().unwrap_or(&index.pack_version);
             let mut tool = t.entry.clone();
-            tool.version = Some(version_key(version));
-            add(
-                format!("tool {}@{}", t.entry.id, version_key(version)),
-                serde_json::to_value(&tool),
-            )?;
+            let version = version_key(version);
+            let key = format!("tool {}@{version}", tool.id);
+            tool.version = Some(version);
+            add(key, serde_json::to_value(&tool))?;
         }
         for a in &index.agents {
             let mut agent = a.entry.clone();
