@@ -171,6 +171,22 @@ fn several_files_in_one_call_report_each() {
     assert!(v[1]["errors"].as_u64().expect("count") >= 12);
 }
 
+/// `validate --format json` of the support-desk fixture after `edit`, which must make it fail
+/// (exit 1): the reports.
+fn support_desk_with(edit: impl FnOnce(&mut serde_json::Value)) -> serde_json::Value {
+    let fixture = root().join("fixtures/packs/support-desk/index.json");
+    let mut pack: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture).expect("fixture")).expect("JSON");
+    edit(&mut pack);
+    let dir = tempdir();
+    let file = dir.join("index.json");
+    std::fs::write(&file, pack.to_string()).expect("write");
+    let out = runstart(&["validate", file.to_str().expect("utf8"), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(dir);
+    serde_json::from_str(&stdout(&out)).expect("json")
+}
+
 fn tempdir() -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
@@ -211,20 +227,13 @@ fn a_closed_stdout_keeps_the_exit_status() {
 /// a tool with no published version.
 #[test]
 fn an_unknown_field_hides_nothing_and_an_unusable_tool_version_is_reported_once() {
-    let fixture = root().join("fixtures/packs/support-desk/index.json");
-    let mut pack: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fixture).expect("fixture")).expect("JSON");
-    pack["tools"][0]["bogus"] = serde_json::json!(1);
-    pack["tools"][0]["input"] = serde_json::json!({"type": "strng"});
-    pack["tools"][0]["version"] = serde_json::json!("x.y");
-    pack["guardrails"][0]["bogus"] = serde_json::json!(1);
-    pack["guardrails"][0]["config"] = serde_json::json!({"phrases": 5});
-    let dir = tempdir();
-    let file = dir.join("index.json");
-    std::fs::write(&file, pack.to_string()).expect("write");
-    let out = runstart(&["validate", file.to_str().expect("utf8"), "--format", "json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let reports: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let reports = support_desk_with(|pack| {
+        pack["tools"][0]["bogus"] = serde_json::json!(1);
+        pack["tools"][0]["input"] = serde_json::json!({"type": "strng"});
+        pack["tools"][0]["version"] = serde_json::json!("x.y");
+        pack["guardrails"][0]["bogus"] = serde_json::json!(1);
+        pack["guardrails"][0]["config"] = serde_json::json!({"phrases": 5});
+    });
     let errors: Vec<(String, String)> = reports[0]["issues"]
         .as_array()
         .expect("issues")
@@ -251,7 +260,6 @@ fn an_unknown_field_hides_nothing_and_an_unusable_tool_version_is_reported_once(
         .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
         .collect();
     assert_eq!(errors, expected);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// A key repeated in an object is an error at the member kept: a JSON reader keeps the last
@@ -309,16 +317,9 @@ fn a_repeated_key_is_reported_and_the_file_is_not_formatted() {
 /// gives (an `instructions` that is neither a template nor a prompt reference).
 #[test]
 fn a_refused_field_is_named_where_it_is() {
-    let fixture = root().join("fixtures/packs/support-desk/index.json");
-    let mut pack: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fixture).expect("fixture")).expect("JSON");
-    pack["agents"][1]["instructions"] = serde_json::json!({"bogus": 1});
-    let dir = tempdir();
-    let file = dir.join("index.json");
-    std::fs::write(&file, pack.to_string()).expect("write");
-    let out = runstart(&["validate", file.to_str().expect("utf8"), "--format", "json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let reports: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let reports = support_desk_with(|pack| {
+        pack["agents"][1]["instructions"] = serde_json::json!({"bogus": 1});
+    });
     let shape: Vec<&serde_json::Value> = reports[0]["issues"]
         .as_array()
         .expect("issues")
@@ -331,5 +332,4 @@ fn a_refused_field_is_named_where_it_is() {
         shape[0]["message"],
         "not an agent entry: must be an inline Liquid template (a string) or a prompt block reference {\"prompt\", \"version\"}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
