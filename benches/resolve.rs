@@ -18,6 +18,12 @@
 //! Each group's throughput is in elements (parses or resolves), so criterion's time divided by
 //! the element count is the per-operation cost.
 
+/// The allocator the `runstart` binary and the Node binding use (see `src/main.rs`), as the
+/// template and validate benches set it: a range of three or more comparators, or of `||`
+/// alternatives, allocates, and the product never parses with the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use runstart::catalog::{Catalog, ToolRange};
 use runstart::range::{Range, VersionList, parse_version};

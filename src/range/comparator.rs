@@ -1,6 +1,6 @@
 //! One primitive comparison of a range (`>=1.2.3`), with its version's packed key.
 
-use super::version::{ZERO_PRERELEASE, compare_parts, pack_parts};
+use super::version::{ZERO_PRERELEASE, compare_parts, pack_parts, unpack_parts};
 use semver::{BuildMetadata, Prerelease, Version};
 use std::cmp::Ordering;
 use std::fmt;
@@ -57,10 +57,12 @@ pub struct Comparator {
     /// or [`NO_KEY`] when a number is too large to pack. First, so that the derived equality
     /// (used to drop duplicates while parsing) usually decides on one integer.
     pub(super) key: u64,
-    pub(super) op: Op,
-    /// `major.minor.patch`.
-    pub(super) nums: [u64; 3],
     pub(super) pre: Prerelease,
+    /// `major.minor.patch` when the key cannot hold them (a number of 2²⁰ or more), else
+    /// `None` and the key holds them. Boxed, as such numbers are rare: a comparator is 32
+    /// bytes rather than 48, so a range of two is kept inline in 64.
+    wide: Option<Box<[u64; 3]>>,
+    pub(super) op: Op,
 }
 
 /// [`Comparator::key`] of a version that does not pack.
@@ -69,17 +71,29 @@ pub(super) const NO_KEY: u64 = u64::MAX;
 impl Comparator {
     /// `*`: satisfied by every version.
     pub(super) const ANY: Comparator = Comparator {
-        op: Op::Any,
-        nums: [0; 3],
-        pre: Prerelease::EMPTY,
         key: 0,
+        pre: Prerelease::EMPTY,
+        wide: None,
+        op: Op::Any,
     };
 
     /// `op nums-pre` (no prerelease when `pre` is empty).
     #[inline]
     pub(super) fn new(op: Op, nums: [u64; 3], pre: Prerelease) -> Comparator {
-        let key = pack_parts(nums, pre.is_empty()).unwrap_or(NO_KEY);
-        Comparator { key, op, nums, pre }
+        let (key, wide) = match pack_parts(nums, pre.is_empty()) {
+            Some(key) => (key, None),
+            None => (NO_KEY, Some(Box::new(nums))),
+        };
+        Comparator { key, pre, wide, op }
+    }
+
+    /// `major.minor.patch` of the version compared against (`0.0.0` for `*`).
+    #[inline]
+    pub(super) fn nums(&self) -> [u64; 3] {
+        match &self.wide {
+            None => unpack_parts(self.key),
+            Some(nums) => **nums,
+        }
     }
 
     pub(super) fn null_set() -> Comparator {
@@ -102,7 +116,7 @@ impl Comparator {
 
     /// Is this `<0.0.0-0`, npm's spelling of "nothing"?
     pub(super) fn is_null_set(&self) -> bool {
-        self.op == Op::Less && self.nums == [0; 3] && self.pre.as_str() == "0"
+        self.op == Op::Less && self.key == 0 && self.pre.as_str() == "0"
     }
 
     /// The operator.
@@ -112,7 +126,7 @@ impl Comparator {
 
     /// The version compared against (without build metadata), or `None` for `*`.
     pub fn version(&self) -> Option<Version> {
-        let [major, minor, patch] = self.nums;
+        let [major, minor, patch] = self.nums();
         (self.op != Op::Any).then(|| Version {
             major,
             minor,
@@ -128,7 +142,7 @@ impl Comparator {
         let ord = compare_parts(
             [version.major, version.minor, version.patch],
             &version.pre,
-            self.nums,
+            self.nums(),
             &self.pre,
         );
         match self.op {
@@ -147,7 +161,7 @@ impl fmt::Display for Comparator {
         if self.op == Op::Any {
             return f.write_str("*");
         }
-        let [major, minor, patch] = self.nums;
+        let [major, minor, patch] = self.nums();
         write!(f, "{}{major}.{minor}.{patch}", self.op.as_str())?;
         if !self.pre.is_empty() {
             write!(f, "-{}", self.pre)?;
@@ -214,5 +228,27 @@ mod tests {
         assert!(!lower.matches(&parse_version("1.2.3-beta").unwrap()));
         assert!(Comparator::null_set().is_null_set());
         assert!(!exact.is_null_set());
+    }
+
+    #[test]
+    fn keeps_numbers_beyond_the_packed_key_beside_it() {
+        // 2^20 - 1 still packs; 2^20 and MAX_SAFE_INTEGER do not.
+        let [packed] = <[Comparator; 1]>::try_from(comparators("1048575.2.3")).unwrap();
+        assert_eq!(
+            (packed.nums(), packed.wide.is_none()),
+            ([1_048_575, 2, 3], true)
+        );
+        let [wide, _] = <[Comparator; 2]>::try_from(comparators("^1048576.0.7-rc.1")).unwrap();
+        assert_eq!((wide.key, wide.nums()), (NO_KEY, [1_048_576, 0, 7]));
+        assert_eq!(wide.to_string(), ">=1048576.0.7-rc.1");
+        assert!(wide.matches(&parse_version("1048576.0.7").unwrap()));
+        assert!(!wide.matches(&parse_version("1048575.9.9").unwrap()));
+        let [max] = <[Comparator; 1]>::try_from(comparators("<=9007199254740991.1.2")).unwrap();
+        assert_eq!(max.version(), parse_version("9007199254740991.1.2"));
+        // Duplicates of a wide comparator are still found (npm's dedupe).
+        assert_eq!(
+            Range::parse("1048576.0.0 1048576.0.0").unwrap().to_string(),
+            "1048576.0.0"
+        );
     }
 }

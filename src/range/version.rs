@@ -70,6 +70,13 @@ pub(super) fn pack_parts([major, minor, patch]: [u64; 3], release: bool) -> Opti
     Some((major << 41) | (minor << 21) | (patch << 1) | u64::from(release))
 }
 
+/// The `major.minor.patch` a [`pack_parts`] key holds.
+#[inline]
+pub(super) fn unpack_parts(key: u64) -> [u64; 3] {
+    const PART: u64 = PACK_LIMIT - 1;
+    [key >> 41, (key >> 21) & PART, (key >> 1) & PART]
+}
+
 /// A bit chosen by the `major.minor.patch` part of a packed key (a one-word Bloom filter):
 /// equal triples give equal bits.
 #[inline]
