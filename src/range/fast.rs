@@ -25,7 +25,7 @@
 use super::comparator::{Comparator, Op};
 use super::parse::{finish_alternative, simplify_union};
 use super::scan::is_strict_prerelease;
-use super::small::{Comparators, Ends};
+use super::small::Comparators;
 use super::version::ZERO_PRERELEASE;
 use semver::Prerelease;
 
@@ -85,14 +85,14 @@ struct Written<'a> {
 ///
 /// One forward pass: each word is read where it starts and ends where its version does, so
 /// no byte is looked at twice (no split into alternatives, then words, then parts).
-pub(super) fn parse(input: &str, include_prerelease: bool) -> Option<(Comparators, Ends)> {
+pub(super) fn parse(input: &str, include_prerelease: bool) -> Option<(Comparators, Vec<u32>)> {
     let s = input.as_bytes();
     if s.len() > MAX_LEN {
         return None;
     }
     let build = Build { include_prerelease };
     let mut out = Comparators::new();
-    let mut ends = Ends::new();
+    let mut ends = Vec::new();
     let mut at = alternative(input, 0, &build, &mut out)?;
     // `alternative` stops at the end or at a `|`, which must begin a `||`.
     while at < s.len() {

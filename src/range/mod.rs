@@ -72,8 +72,8 @@
 //! versions) are read in one pass instead of node-semver's chain of rewrites; 99% of the
 //! conformance ranges are (about 1,300 instructions per range rather than 3,400). Parse once,
 //! when an agent is loaded; [`Range::satisfies`] allocates nothing.
-//! A range of one or two comparators (four in five) is stored without a heap allocation, as are
-//! the bounds of up to five `||` alternatives; a comparator is 32 bytes. A
+//! A range of one or two comparators (four in five) is stored without a heap allocation (a
+//! comparator is 32 bytes). A
 //! release, and most prereleases, are tested on a packed integer key of `major.minor.patch`;
 //! only a prerelease on the same triple as one of the range's comparators compares identifiers.
 //! Versions tested again and again are best read once into a [`VersionList`], which keeps
@@ -98,7 +98,7 @@ pub(crate) use version::{is_exact_version, is_plain_version, pack_release};
 
 use comparator::{NO_KEY, release_interval};
 use semver::Version;
-use small::{Comparators, Ends};
+use small::Comparators;
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
@@ -173,7 +173,7 @@ pub struct Range {
     // comparators, so a sweep over many ranges touches one cache line of each, not two.
     /// End index (exclusive) in `comparators` of each alternative but the last, which ends at
     /// `comparators.len()`; empty for a single alternative, so that needs no allocation.
-    ends: Ends,
+    ends: Vec<u32>,
     include_prerelease: bool,
     /// Every comparator's version fits [`pack_release`]'s 20-bit numbers, so versions can be
     /// checked on packed keys (see [`Range::satisfies`]).
@@ -249,7 +249,7 @@ impl Range {
     }
 
     /// The range of parsed comparators and alternative ends, with what its fast paths keep.
-    fn from_parsed(comparators: Comparators, ends: Ends, include_prerelease: bool) -> Range {
+    fn from_parsed(comparators: Comparators, ends: Vec<u32>, include_prerelease: bool) -> Range {
         // One pass over the comparators for both summaries. A prerelease comparator's key is
         // even (and `*`'s, 0, is not one).
         let (packable, triples) =
@@ -287,7 +287,8 @@ impl Range {
     /// The alternatives, in order, each a non-empty slice of comparators that must all hold.
     pub fn alternatives(&self) -> Alternatives<'_> {
         Alternatives {
-            range: self,
+            comparators: self.comparators.as_slice(),
+            ends: &self.ends,
             index: 0,
             start: 0,
         }
@@ -587,7 +588,9 @@ impl Range {
 /// The alternatives of a [`Range`], in order: see [`Range::alternatives`].
 #[derive(Debug, Clone)]
 pub struct Alternatives<'a> {
-    range: &'a Range,
+    // Slices taken once, so a step reads no inline-or-heap tag.
+    comparators: &'a [Comparator],
+    ends: &'a [u32],
     index: usize,
     start: usize,
 }
@@ -596,20 +599,19 @@ impl<'a> Iterator for Alternatives<'a> {
     type Item = &'a [Comparator];
 
     fn next(&mut self) -> Option<&'a [Comparator]> {
-        let comparators = self.range.comparators.as_slice();
-        let end = match self.range.ends.get(self.index) {
+        let end = match self.ends.get(self.index) {
             Some(&end) => end as usize,
-            None if self.index == self.range.ends.len() => comparators.len(),
+            None if self.index == self.ends.len() => self.comparators.len(),
             None => return None,
         };
         self.index += 1;
-        let set = comparators.get(self.start..end).unwrap_or_default();
+        let set = self.comparators.get(self.start..end).unwrap_or_default();
         self.start = end;
         Some(set)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = (self.range.ends.len() + 1).saturating_sub(self.index);
+        let left = (self.ends.len() + 1).saturating_sub(self.index);
         (left, Some(left))
     }
 }

@@ -12,7 +12,7 @@ use super::comparator::{Comparator, Op};
 use super::error::{RangeError, RangeErrorKind};
 use super::limits::{MAX_SAFE_INTEGER, MAX_VERSION_LENGTH};
 use super::scan::{self, XRange, is_js_space};
-use super::small::{Comparators, Ends};
+use super::small::Comparators;
 use super::version::ZERO_PRERELEASE;
 use semver::Prerelease;
 use std::borrow::Cow;
@@ -659,7 +659,7 @@ fn dedupe(out: &mut Comparators, start: usize) {
 pub(super) fn parse(
     input: &str,
     include_prerelease: bool,
-) -> Result<(Comparators, Ends), RangeError> {
+) -> Result<(Comparators, Vec<u32>), RangeError> {
     if let Some(parsed) = super::fast::parse(input, include_prerelease) {
         debug_assert_eq!(
             Ok(parsed.clone()),
@@ -675,11 +675,11 @@ pub(super) fn parse(
 pub(super) fn parse_general(
     input: &str,
     include_prerelease: bool,
-) -> Result<(Comparators, Ends), RangeError> {
+) -> Result<(Comparators, Vec<u32>), RangeError> {
     let normalized = normalize(input)?;
     let ctx = Ctx { include_prerelease };
     let mut comparators = Comparators::new();
-    let mut ends = Ends::new();
+    let mut ends = Vec::new();
     let mut rest: &[u8] = &normalized;
     let mut index = 0;
     loop {
@@ -708,7 +708,7 @@ pub(super) fn parse_general(
 
 /// node-semver's union rules: drop impossible alternatives (all of them impossible keeps the
 /// first), and a lone `*` alternative swallows the whole union.
-pub(super) fn simplify_union(list: &mut Comparators, ends: &mut Ends) {
+pub(super) fn simplify_union(list: &mut Comparators, ends: &mut Vec<u32>) {
     let comparators = list.as_slice();
     // Only a lone `*` or null-set alternative changes anything; most unions have neither, and
     // then nothing is allocated.
@@ -754,7 +754,7 @@ pub(super) fn simplify_union(list: &mut Comparators, ends: &mut Ends) {
         return;
     }
     let mut new_comparators = Comparators::new();
-    let mut new_ends = Ends::with_capacity(keep.len());
+    let mut new_ends = Vec::with_capacity(keep.len());
     for (s, e) in keep {
         if !new_comparators.is_empty() {
             new_ends.push(u32::try_from(new_comparators.len()).unwrap_or(u32::MAX));

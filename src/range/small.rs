@@ -12,11 +12,6 @@ use std::hash::{Hash, Hasher};
 /// How many comparators fit without allocating.
 const INLINE: usize = 2;
 
-/// The end index (exclusive) of each `||` alternative but the last. Up to four ends (five
-/// alternatives, all but a handful of the conformance unions) are kept inline, in the 24 bytes
-/// a `Vec` header would take, so a union allocates no list of ends.
-pub(super) type Ends = smallvec::SmallVec<[u32; 4]>;
-
 /// A growable list of comparators; see the [module docs](self).
 #[derive(Clone)]
 pub(super) enum Comparators {
