@@ -73,9 +73,9 @@
 //! conformance ranges are (about 1,300 instructions per range rather than 3,400). Parse once,
 //! when an agent is loaded; [`Range::satisfies`] allocates nothing.
 //! A range of one or two comparators (four in five) is stored without a heap allocation (a
-//! comparator is 32 bytes). A
-//! release, and most prereleases, are tested on a packed integer key of `major.minor.patch`;
-//! only a prerelease on the same triple as one of the range's comparators compares identifiers.
+//! comparator is 32 bytes). A release, and most prereleases, are tested on a packed integer key
+//! of `major.minor.patch`; only a prerelease on the same triple as one of the range's
+//! comparators compares identifiers.
 //! Versions tested again and again are best read once into a [`VersionList`], which keeps
 //! their keys: [`Range::max_satisfying_in`] then scans integers without a branch per version.
 
