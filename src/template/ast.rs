@@ -177,6 +177,18 @@ pub(crate) enum FilterArg {
 pub(crate) struct FilteredValue {
     pub(crate) initial: OneOrMany<Expr>,
     pub(crate) filters: Vec<FilterCall>,
+    /// Where a filter's own failure is reported: LiquidJS places an error that is not its own
+    /// (an assertion, a JavaScript `TypeError`) at the output or tag being rendered, which
+    /// the parser sets with [`FilteredValue::reported_at`]; the value's start until then.
+    pub(crate) at: usize,
+}
+
+impl FilteredValue {
+    /// The value, its filters' failures reported at `offset` (the enclosing output or tag).
+    pub(crate) fn reported_at(mut self, offset: usize) -> FilteredValue {
+        self.at = offset;
+        self
+    }
 }
 
 /// A tag that reads another template; parsed, but a prompt has no template root.
@@ -205,9 +217,10 @@ pub(crate) enum PartialFile {
     None,
     /// A quoted name without tags: LiquidJS reads that template, also in its analysis.
     Name(String),
-    /// A quoted name with tags (`"files/{{ f }}"`): parsed as a template of its own (so
-    /// its errors are parse errors), which LiquidJS 10.30 then fails to render as a name.
-    Template,
+    /// A quoted name with tags (`"files/{{ f }}"`), or the empty name `""`: a template of
+    /// its own (so its errors are parse errors), rendered for the name; `nodes`' offsets are
+    /// in `text`, the name as decoded.
+    Template { text: String, nodes: Vec<Node> },
     /// Anything else (`child.html`, `page`, `1`): a value, evaluated for the name.
     Value(Expr),
 }

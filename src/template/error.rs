@@ -28,6 +28,10 @@ pub struct ParseError {
     kind: ParseErrorKind,
     message: String,
     offset: usize,
+    /// The line and column LiquidJS's message gives when they are not those of `offset`: an
+    /// error inside a templated partial name (`{% include "{% if %}" %}`) is placed in the
+    /// name's own text there, while `offset` points at the name in the template.
+    line_col: Option<(usize, usize)>,
 }
 
 impl ParseError {
@@ -36,10 +40,20 @@ impl ParseError {
             kind,
             message,
             offset,
+            line_col: None,
         }
     }
 
     pub(crate) fn set_offset(&mut self, offset: usize) {
+        self.offset = offset;
+    }
+
+    /// Moves the error to `offset` of an enclosing template, keeping the line and column of
+    /// its message in `inner`, the text it was found in (see `line_col`).
+    pub(crate) fn move_out_of(&mut self, inner: &str, offset: usize) {
+        if self.line_col.is_none() {
+            self.line_col = Some(super::line_col(inner, self.offset));
+        }
         self.offset = offset;
     }
 
@@ -79,7 +93,9 @@ impl ParseError {
 
     /// LiquidJS's full message, `<message>, line:<l>, col:<c>`.
     pub fn message_with_position(&self, template: &str) -> String {
-        let (l, c) = super::line_col(template, self.offset);
+        let (l, c) = self
+            .line_col
+            .unwrap_or_else(|| super::line_col(template, self.offset));
         format!("{}, line:{l}, col:{c}", self.message)
     }
 }

@@ -412,6 +412,7 @@ impl<'s> Cursor<'s> {
     pub(crate) fn read_filtered_value_tokens(
         &mut self,
     ) -> PResult<(FilteredValue, Option<(usize, usize)>)> {
+        let at = self.p;
         let initial = self.read_expression()?;
         if initial.is_empty() {
             return Err(self.error(
@@ -425,7 +426,14 @@ impl<'s> Cursor<'s> {
         while let Some(f) = self.read_filter(&mut unknown)? {
             filters.push(f);
         }
-        Ok((FilteredValue { initial, filters }, unknown))
+        Ok((
+            FilteredValue {
+                initial,
+                filters,
+                at,
+            },
+            unknown,
+        ))
     }
 
     /// One `| name: args`; an unknown name is recorded in `unknown` (the first one wins) and
@@ -711,11 +719,11 @@ impl<'s> Cursor<'s> {
         self.p += 1;
         let lhs = self.read_value_or_throw()?;
         self.skip_blank();
-        let ok = self.peek() == b'.' && self.peek_at(1) == b'.';
-        self.p += 2;
-        if !ok {
+        // Without `..` LiquidJS 10.30 fails where it stands; the `)` is read (consumed) first.
+        if !(self.peek() == b'.' && self.peek_at(1) == b'.') {
             return Err(self.error("invalid range syntax".into(), self.p));
         }
+        self.p += 2;
         let rhs = self.read_value_or_throw()?;
         self.skip_blank();
         let ok = self.peek() == b')';

@@ -296,7 +296,11 @@ fn partial_file(s: &str, c: &mut Cursor<'_>, depth: usize) -> PResult<PartialFil
     };
     let text = lit.get(s).to_string();
     if text.is_empty() {
-        return Ok(PartialFile::Template);
+        // LiquidJS parses `""` to no templates, which render to the empty name.
+        return Ok(PartialFile::Template {
+            text,
+            nodes: Vec::new(),
+        });
     }
     if !text.contains('{') {
         return Ok(PartialFile::Name(text));
@@ -311,9 +315,10 @@ fn partial_file(s: &str, c: &mut Cursor<'_>, depth: usize) -> PResult<PartialFil
             file.begin,
         ));
     }
-    // errors inside the name are placed at the name (their offsets are in the decoded text)
+    // errors inside the name are placed at the name (their offsets are in the decoded text),
+    // and LiquidJS's message gives their line and column in that text
     let at_name = |mut e: ParseError| {
-        e.set_offset(file.begin);
+        e.move_out_of(&text, file.begin);
         e
     };
     let tokens = tokenize(&text).map_err(at_name)?;
@@ -322,7 +327,7 @@ fn partial_file(s: &str, c: &mut Cursor<'_>, depth: usize) -> PResult<PartialFil
         let name = text.get(*b..*e).unwrap_or("").to_string();
         return Ok(PartialFile::Name(name));
     }
-    Ok(PartialFile::Template)
+    Ok(PartialFile::Template { text, nodes })
 }
 
 fn syntax(message: String, at: usize) -> ParseError {
@@ -401,7 +406,7 @@ fn parse_tokens(s: &str, tokens: &[Token], base_depth: usize) -> PResult<Vec<Nod
             }
             Token::Output { content, .. } => {
                 let v = value_of(s, content).map_err(|e| relocate(e, tok))?;
-                push!(Node::Output(v));
+                push!(Node::Output(v.reported_at(tok.begin())));
                 continue;
             }
             Token::Tag { name, args, .. } => (s.get(name.0..name.1).unwrap_or(""), args),
@@ -641,7 +646,7 @@ fn assign(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
     let value = c.read_filtered_value().map_err(|e| relocate(e, tok))?;
     Ok(Node::Assign {
         name: StrLit::Span(id.0, id.1),
-        value,
+        value: value.reported_at(tok.begin()),
     })
 }
 
@@ -664,7 +669,11 @@ fn echo(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
     let v = if c.end() {
         None
     } else {
-        Some(c.read_filtered_value().map_err(|e| relocate(e, tok))?)
+        Some(
+            c.read_filtered_value()
+                .map_err(|e| relocate(e, tok))?
+                .reported_at(tok.begin()),
+        )
     };
     Ok(Node::Echo(v))
 }
@@ -693,7 +702,7 @@ fn cycle(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
         let from = c.p;
         let (value, unknown) = c.read_filtered_value_tokens()?;
         candidates.push(CycleCandidate {
-            value,
+            value: value.reported_at(tok.begin()),
             undefined_filter: unknown.map(|name| c.text(name).to_string()),
         });
         texts.push(s.get(from..c.p).unwrap_or(""));
@@ -706,7 +715,8 @@ fn cycle(s: &str, tok: Token, args: (usize, usize)) -> PResult<Node> {
                 "empty candidates: \"{}\"",
                 s.get(tok.begin()..tok.end()).unwrap_or("")
             ),
-            tok.begin(),
+            // LiquidJS asserts on its tokenizer, so the error stands where reading stopped
+            c.p,
         ));
     }
     let key = texts.join(",");

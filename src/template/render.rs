@@ -351,23 +351,28 @@ impl<'a> Renderer<'a> {
     /// fails (a prompt has no template root). `{% layout none %}` renders its children.
     fn partial(&mut self, p: &'a PartialRef, out: &mut String) -> RResult<()> {
         let other = |m: String| RenderError::new(RenderErrorKind::Other, m, p.offset);
-        let name = match &p.file {
+        // The name, or `None` for a value LiquidJS's lookup cannot read as a path: it then
+        // fails with `referencedFile.startsWith is not a function`, after the arguments.
+        let name: Option<String> = match &p.file {
             PartialFile::None if p.tag == PartialTag::Layout => return self.render(&p.body, out),
             PartialFile::None => return Err(other("illegal file path \"undefined\"".into())),
-            PartialFile::Name(n) => n.clone(),
+            PartialFile::Name(n) => Some(n.clone()),
             PartialFile::Value(e) => {
                 let v = self.expr(e)?;
                 if !v.truthy_js() {
                     return Err(other(format!("illegal file path \"{}\"", js_string(&v))));
                 }
-                js_string(&v)
+                match v {
+                    Val::S(_) | Val::Str(_) => Some(js_string(&v)),
+                    _ => None,
+                }
             }
-            // LiquidJS 10.30 does not render such a name: it passes the unrendered
-            // templates on, and its lookup then fails on a value that is not a string
-            PartialFile::Template => String::new(),
+            // LiquidJS renders the name's templates in the same context; a failure there
+            // does not propagate but becomes the "name" (an error object), so the lookup
+            // fails on it as on any value that is not a string.
+            PartialFile::Template { text, nodes } => self.render_name(text, nodes),
         };
-        let templated = matches!(p.file, PartialFile::Template);
-        if name.is_empty() && !templated {
+        if name.as_deref() == Some("") {
             return Err(other("illegal file path \"\"".into()));
         }
         if p.tag != PartialTag::Layout {
@@ -384,14 +389,24 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
-        if templated {
-            return Err(other("referencedFile.startsWith is not a function".into()));
+        match name {
+            None => Err(other("referencedFile.startsWith is not a function".into())),
+            Some(name) => Err(RenderError::new(
+                RenderErrorKind::NoTemplateRoot,
+                lookup_message(&name),
+                p.offset,
+            )),
         }
-        Err(RenderError::new(
-            RenderErrorKind::NoTemplateRoot,
-            lookup_message(&name),
-            p.offset,
-        ))
+    }
+
+    /// Renders a templated partial name (`"files/{{ f }}"`), whose nodes' offsets are in
+    /// `text`: the name, or `None` when rendering it failed.
+    fn render_name(&mut self, text: &'a str, nodes: &'a [Node]) -> Option<String> {
+        let outer = std::mem::replace(&mut self.src, text);
+        let mut name = String::new();
+        let rendered = self.render(nodes, &mut name);
+        self.src = outer;
+        rendered.ok().map(|()| name)
     }
 
     fn hash(&mut self, head: &'a LoopHead) -> RResult<Vec<(&'a str, Val<'a>)>> {
@@ -585,7 +600,7 @@ impl<'a> Renderer<'a> {
                 continue;
             }
             v = filters::apply(name, v, &args).map_err(|e| match e {
-                FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, f.begin),
+                FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, fv.at),
                 // LiquidJS reads `where`'s property with a tokenizer of its own, so the
                 // position it reports is line 1, column 1 of the property text
                 FilterError::Undefined(p) => RenderError::undefined(&p, f.begin).at_line_col(1, 1),
@@ -710,7 +725,9 @@ impl<'a> Renderer<'a> {
                 let lo = to_number(&self.expr(l)?);
                 let hi = to_number(&self.expr(r)?);
                 let mut items = Vec::new();
-                if lo.is_finite() && hi.is_finite() {
+                // LiquidJS counts from `lo` while below `hi + 1` (nothing for NaN); an
+                // infinite end never stops it (it runs out of memory), here it is too large.
+                if lo < hi + 1.0 {
                     if hi + 1.0 - lo > MAX_RANGE {
                         return Err(RenderError::new(
                             RenderErrorKind::Other,
