@@ -152,6 +152,11 @@ pub(crate) struct FilterCall {
     pub(crate) filter: Filter,
     pub(crate) args: Vec<FilterArg>,
     pub(crate) begin: usize,
+    /// Where the filter's own failure is reported: LiquidJS places an error that is not its
+    /// own (an assertion, a JavaScript `TypeError`) at the output or tag being rendered,
+    /// which the parser sets with [`FilteredValue::reported_at`]; `begin` until then. Kept
+    /// here rather than in the value, so that a syntax-tree node does not grow.
+    pub(crate) at: usize,
     /// `where_exp` and kin with a quoted item name and expression: the expression, parsed
     /// once (LiquidJS parses it at each call; a syntax error fails the render there too).
     pub(crate) exp: Option<Box<ExpFilter>>,
@@ -177,16 +182,15 @@ pub(crate) enum FilterArg {
 pub(crate) struct FilteredValue {
     pub(crate) initial: OneOrMany<Expr>,
     pub(crate) filters: Vec<FilterCall>,
-    /// Where a filter's own failure is reported: LiquidJS places an error that is not its own
-    /// (an assertion, a JavaScript `TypeError`) at the output or tag being rendered, which
-    /// the parser sets with [`FilteredValue::reported_at`]; the value's start until then.
-    pub(crate) at: usize,
 }
 
 impl FilteredValue {
-    /// The value, its filters' failures reported at `offset` (the enclosing output or tag).
+    /// The value, its filters' failures reported at `offset` (the enclosing output or tag;
+    /// see [`FilterCall::at`]).
     pub(crate) fn reported_at(mut self, offset: usize) -> FilteredValue {
-        self.at = offset;
+        for f in &mut self.filters {
+            f.at = offset;
+        }
         self
     }
 }

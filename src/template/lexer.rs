@@ -412,7 +412,6 @@ impl<'s> Cursor<'s> {
     pub(crate) fn read_filtered_value_tokens(
         &mut self,
     ) -> PResult<(FilteredValue, Option<(usize, usize)>)> {
-        let at = self.p;
         let initial = self.read_expression()?;
         if initial.is_empty() {
             return Err(self.error(
@@ -426,14 +425,7 @@ impl<'s> Cursor<'s> {
         while let Some(f) = self.read_filter(&mut unknown)? {
             filters.push(f);
         }
-        Ok((
-            FilteredValue {
-                initial,
-                filters,
-                at,
-            },
-            unknown,
-        ))
+        Ok((FilteredValue { initial, filters }, unknown))
     }
 
     /// One `| name: args`; an unknown name is recorded in `unknown` (the first one wins) and
@@ -488,6 +480,7 @@ impl<'s> Cursor<'s> {
                 filter: Filter::Raw,
                 args,
                 begin: name.0,
+                at: name.0,
                 exp: None,
             }));
         };
@@ -503,6 +496,7 @@ impl<'s> Cursor<'s> {
             filter,
             args,
             begin: name.0,
+            at: name.0,
             exp,
         }))
     }

@@ -600,7 +600,7 @@ impl<'a> Renderer<'a> {
                 continue;
             }
             v = filters::apply(name, v, &args).map_err(|e| match e {
-                FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, fv.at),
+                FilterError::Message(m) => RenderError::new(RenderErrorKind::Other, m, f.at),
                 // LiquidJS reads `where`'s property with a tokenizer of its own, so the
                 // position it reports is line 1, column 1 of the property text
                 FilterError::Undefined(p) => RenderError::undefined(&p, f.begin).at_line_col(1, 1),
