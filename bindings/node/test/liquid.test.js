@@ -586,7 +586,9 @@ test('what a render may read by a name its text does not hold is sent whole', ()
     ['{{ l | where_exp: "i", "i == \\u0061gent.name" | join }}', { parameters: { l: ['Ann', 'x'] } }, 'Ann'],
     ['{{ l | where_exp: "i", "i == \\u0074oday" | join }}', { parameters: { l: ['2026-01-02'] } }, '2026-01-02'],
     ['{{ l | where_exp: "i", "i == \\u0069nput" | join }}', { parameters: { l: ['q'] }, input: 'q' }, 'q'],
-    ['{%include[k]%}', { parameters: { k: 'zz', zz: 5 } }, 'render-failure: Template render failed: ENOENT: Failed to lookup "5" in ".", line:1, col:1'],
+    ['{%include[k]%}', { parameters: { k: 'zz', zz: 'five' } }, 'render-failure: Template render failed: ENOENT: Failed to lookup "five" in ".", line:1, col:1'],
+    // A name that is not a string fails LiquidJS's lookup (LiquidJS 10.30.1's answer).
+    ['{%include[k]%}', { parameters: { k: 'zz', zz: 5 } }, 'render-failure: Template render failed: referencedFile.startsWith is not a function, line:1, col:1'],
     // A parameter named toJSON is a name, not the parameters' serializer.
     ['{{ [k] }}', { parameters: { k: 'a', a: 1, toJSON: () => ({ a: 2 }) } }, '1'],
     ['{{ a }}{% comment %}toJSON{% endcomment %}', { parameters: { a: 1, toJSON: () => ({ a: 2 }) } }, '1'],
