@@ -1568,17 +1568,20 @@ fn liquidjs_parity_found_by_the_differential_run() {
 #[test]
 fn liquidjs_answers_on_real_world_templates() {
     let context = json!({"count": 3, "empty_list": []});
-    let parse_err = |src: &str| {
-        CompiledTemplate::parse(src)
-            .err()
-            .map(|e| e.message_with_position(src))
+    // Parses `src` and checks LiquidJS's parse error message with its position.
+    let fails_to_parse = |src: &str, want: &str| {
+        let got = CompiledTemplate::parse(src).map(|_| ());
+        assert_eq!(
+            got.map_err(|e| e.message_with_position(src)),
+            Err(want.to_string()),
+            "{src}"
+        );
     };
-    let render = |src: &str| {
+    // Renders `src` and checks the output or LiquidJS's message with its position.
+    let renders = |src: &str, want: Result<&str, &str>| {
         let t = CompiledTemplate::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));
-        match t.render(&context) {
-            Ok(out) => Ok(out),
-            Err(e) => Err(e.message_with_position(src)),
-        }
+        let got = t.render(&context).map_err(|e| e.message_with_position(src));
+        assert_eq!(got.as_deref().map_err(String::as_str), want, "{src}");
     };
     let starts_with = "referencedFile.startsWith is not a function, line:1, col:1";
     // A partial name that is not a string fails in LiquidJS's lookup, after the arguments.
@@ -1592,61 +1595,38 @@ fn liquidjs_answers_on_real_world_templates() {
         "{% layout -5 %}",
         "{% include count %}",
     ] {
-        assert_eq!(
-            render(src).as_deref().map_err(String::as_str),
-            Err(starts_with),
-            "{src}"
-        );
+        renders(src, Err(starts_with));
     }
-    assert_eq!(
-        render("{% render count for empty_list %}")
-            .as_deref()
-            .map_err(String::as_str),
-        Ok("")
-    );
+    renders("{% render count for empty_list %}", Ok(""));
     // A templated name is rendered in the template's context; a failure there becomes the
     // "name", which the lookup then cannot read. `""` is the empty name.
-    assert_eq!(
-        render("{% include \"{{ count }}\" %}")
-            .as_deref()
-            .map_err(String::as_str),
-        Err("ENOENT: Failed to lookup \"3\" in \".\", line:1, col:1")
+    renders(
+        "{% include \"{{ count }}\" %}",
+        Err("ENOENT: Failed to lookup \"3\" in \".\", line:1, col:1"),
     );
-    assert_eq!(
-        render("{% include \"a{{ nope }}\" %}")
-            .as_deref()
-            .map_err(String::as_str),
-        Err(starts_with)
-    );
+    renders("{% include \"a{{ nope }}\" %}", Err(starts_with));
     for src in ["{% include '' %}", "{% render \"\" %}", "{% layout \"\" %}"] {
-        assert_eq!(
-            render(src).as_deref().map_err(String::as_str),
-            Err("illegal file path \"\", line:1, col:1"),
-            "{src}"
-        );
+        renders(src, Err("illegal file path \"\", line:1, col:1"));
     }
     // A parse error inside a templated name is placed in the name's own text.
-    assert_eq!(
-        parse_err("ab\n{% include \"x\n{% if %}\" %}").as_deref(),
-        Some("tag \"{% i\" not closed, line:2, col:1")
+    fails_to_parse(
+        "ab\n{% include \"x\n{% if %}\" %}",
+        "tag \"{% i\" not closed, line:2, col:1",
     );
     // `(` without `..` fails where it stands.
-    assert_eq!(
-        parse_err("{{ renderNavListItem(child) }}").as_deref(),
-        Some("invalid range syntax, line:1, col:27")
+    fails_to_parse(
+        "{{ renderNavListItem(child) }}",
+        "invalid range syntax, line:1, col:27",
     );
-    assert_eq!(
-        parse_err("{{ (1 }}").as_deref(),
-        Some("invalid range syntax, line:1, col:6")
-    );
+    fails_to_parse("{{ (1 }}", "invalid range syntax, line:1, col:6");
     // `cycle` without candidates fails where its arguments end.
-    assert_eq!(
-        parse_err("a\n {% cycle  %}").as_deref(),
-        Some("empty candidates: \"{% cycle  %}\", line:2, col:10")
+    fails_to_parse(
+        "a\n {% cycle  %}",
+        "empty candidates: \"{% cycle  %}\", line:2, col:10",
     );
-    assert_eq!(
-        parse_err("{% cycle g: %}").as_deref(),
-        Some("empty candidates: \"{% cycle g: %}\", line:1, col:12")
+    fails_to_parse(
+        "{% cycle g: %}",
+        "empty candidates: \"{% cycle g: %}\", line:1, col:12",
     );
     // A filter's own failure is reported at the output or tag being rendered.
     for (src, want) in [
@@ -1675,35 +1655,20 @@ fn liquidjs_answers_on_real_world_templates() {
             "invalid base64 provided to base64_decode, line:1, col:1",
         ),
     ] {
-        assert_eq!(
-            render(src).as_deref().map_err(String::as_str),
-            Err(want),
-            "{src}"
-        );
+        renders(src, Err(want));
     }
     // A range with an infinite end never finishes in LiquidJS; here it is too large.
-    assert_eq!(
-        render("{% assign m = 1 | divided_by: 0 %}{% for i in (1..m) %}x{% endfor %}")
-            .as_deref()
-            .map_err(String::as_str),
-        Err("range (1..Infinity) is too large, line:1, col:47")
+    renders(
+        "{% assign m = 1 | divided_by: 0 %}{% for i in (1..m) %}x{% endfor %}",
+        Err("range (1..Infinity) is too large, line:1, col:47"),
     );
-    assert_eq!(
-        render("{% assign m = 0 | minus: 1 | divided_by: 0 %}{{ (m..1) | size }}")
-            .as_deref()
-            .map_err(String::as_str),
-        Err("range (-Infinity..1) is too large, line:1, col:49")
+    renders(
+        "{% assign m = 0 | minus: 1 | divided_by: 0 %}{{ (m..1) | size }}",
+        Err("range (-Infinity..1) is too large, line:1, col:49"),
     );
-    assert_eq!(
-        render("{{ (x..1) | size }}{{ (3..1) | size }}")
-            .as_deref()
-            .map_err(String::as_str),
-        Err("undefined variable: x, line:1, col:5")
+    renders(
+        "{{ (x..1) | size }}{{ (3..1) | size }}",
+        Err("undefined variable: x, line:1, col:5"),
     );
-    assert_eq!(
-        render("{{ ('a'..1) | size }}{{ (3..1) | size }}")
-            .as_deref()
-            .map_err(String::as_str),
-        Ok("00")
-    );
+    renders("{{ ('a'..1) | size }}{{ (3..1) | size }}", Ok("00"));
 }
