@@ -98,6 +98,36 @@ pub(crate) fn is_valid_annex_b(source: &str) -> bool {
     Parser::new(source, false).pattern().is_ok()
 }
 
+/// The error `new RegExp(source, flags)` throws in V8 (Node 20), or `None` when it compiles:
+/// `Invalid flags supplied to RegExp constructor 'gg'` for a flag that is unknown, repeated
+/// or `u` with `v`, else `Invalid regular expression: /(/g: Unterminated group`. The `u` and
+/// `v` flags select the Unicode grammar (`v`'s class-set syntax is read as `u`'s, an
+/// approximation: no `v`-only construct is accepted), any other flags Annex B's.
+pub(crate) fn constructor_error(source: &str, flags: &str) -> Option<String> {
+    let mut seen = [false; 8];
+    for c in flags.chars() {
+        let slot = "dgimsuyv".find(c);
+        match slot {
+            Some(i) if !seen[i] => seen[i] = true,
+            _ => {
+                return Some(format!(
+                    "Invalid flags supplied to RegExp constructor '{flags}'"
+                ));
+            }
+        }
+    }
+    let (unicode, unicode_sets) = (seen[5], seen[7]);
+    if unicode && unicode_sets {
+        return Some(format!(
+            "Invalid flags supplied to RegExp constructor '{flags}'"
+        ));
+    }
+    Parser::new(source, unicode || unicode_sets)
+        .pattern()
+        .err()
+        .map(|why| format!("Invalid regular expression: /{source}/{flags}: {why}"))
+}
+
 type R<T> = Result<T, &'static str>;
 
 /// What a first scan finds out about the whole pattern, which the grammar needs before it
@@ -957,6 +987,70 @@ mod tests {
         assert!(fancy(r"(?=a)\bab").is_match("ab").unwrap_or(false));
         assert!(!fancy(r"(?=é)\bé").is_match("é").unwrap_or(true));
         assert!(fancy(r"(?<q>['])x\k<q>").is_match("'x'").unwrap_or(false));
+    }
+
+    #[test]
+    fn constructor_errors_are_v8s() {
+        // Each answer is Node 20's `new RegExp(source, flags)`.
+        let cases = [
+            (
+                "(",
+                "",
+                Some("Invalid regular expression: /(/: Unterminated group"),
+            ),
+            (
+                "(/",
+                "g",
+                Some("Invalid regular expression: /(//g: Unterminated group"),
+            ),
+            (
+                "a",
+                "gg",
+                Some("Invalid flags supplied to RegExp constructor 'gg'"),
+            ),
+            (
+                "a",
+                "uv",
+                Some("Invalid flags supplied to RegExp constructor 'uv'"),
+            ),
+            (
+                "a",
+                "x",
+                Some("Invalid flags supplied to RegExp constructor 'x'"),
+            ),
+            (
+                r"\_",
+                "u",
+                Some(r"Invalid regular expression: /\_/u: Invalid escape"),
+            ),
+            (r"\_", "", None),
+            (
+                "[b-a]",
+                "",
+                Some("Invalid regular expression: /[b-a]/: Range out of order in character class"),
+            ),
+            (
+                "x{2,1}",
+                "v",
+                Some(
+                    "Invalid regular expression: /x{2,1}/v: numbers out of order in {} quantifier",
+                ),
+            ),
+            (
+                "a**",
+                "i",
+                Some("Invalid regular expression: /a**/i: Nothing to repeat"),
+            ),
+            (r"\k<x>", "", None),
+            (r"\[[^\]]+\]", "g", None),
+        ];
+        for (source, flags, want) in cases {
+            assert_eq!(
+                constructor_error(source, flags).as_deref(),
+                want,
+                "/{source}/{flags}"
+            );
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Guardrail rules beyond the entry shape: `at` among the `checkPoints`, an `llm-judge`
-//! guardrail's `judgeCapabilities`, and `config` against `configSchema`.
+//! guardrail's `judgeCapabilities`, `config` against `configSchema`, and the `config` of a
+//! guardrail naming a built-in check against that check's settings.
 
 use crate::diagnostics::Issue;
 use crate::diagnostics::IssueCode;
@@ -64,6 +65,13 @@ pub(crate) fn check_guardrail(
             }
         }
     }
+    // Upstream's deploy looks the check up by name, whether or not `checkBuiltIn` says so.
+    let check = entry.check_id.as_deref().unwrap_or(&entry.id);
+    out.extend(super::builtin_check::config_problems(
+        check,
+        entry.config.as_ref(),
+        &base,
+    ));
     if let (Some(schema), Some(config)) = (&entry.config_schema, &entry.config) {
         // The meta-schema check already reported an invalid configSchema; nothing to add.
         if let Ok(compiled) = CompiledSchema::compile_lenient(schema) {

@@ -4,6 +4,7 @@
 //! module over the document and the typed model, collecting every issue into one
 //! [`Report`], sorted in the documented order (by instance path, then code).
 
+mod builtin_check;
 mod confusable;
 mod determinism;
 mod entries;

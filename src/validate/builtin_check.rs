@@ -1,0 +1,270 @@
+//! The checks built into the runtime (`must-cite`, `never-call-tool`, `max-tool-calls`,
+//! `output-matches`, `tool-order`, `required-substring`, `forbidden-substring`): a guardrail
+//! naming one (its `checkId`, else its `id`) has its `config` checked as a deploy checks it
+//! (flows.md §3.3, deploy step 4). First against the check's config schema — Ajv without
+//! strict mode, all errors, an absent config read as `{}` — and, when that passes, each setting
+//! that is a regular expression must compile as `new RegExp` compiles it in Node.
+//!
+//! The schemas refuse settings a check does not know, so a misspelt one (`{"maxx": 3}`) is
+//! never silently ignored by the check at run time.
+
+use crate::diagnostics::{Issue, IssueCode};
+use crate::schema::{CompiledSchema, regexp_constructor_error};
+use serde_json::{Value, json};
+use std::sync::OnceLock;
+
+/// The config schema of each built-in check, compiled once per process.
+fn config_schemas() -> &'static [(&'static str, CompiledSchema)] {
+    static SCHEMAS: OnceLock<Vec<(&'static str, CompiledSchema)>> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        let object = |properties: Value, required: &[&str]| {
+            let mut schema =
+                json!({"type": "object", "properties": properties, "additionalProperties": false});
+            if !required.is_empty() {
+                schema["required"] = json!(required);
+            }
+            schema
+        };
+        let non_empty_strings =
+            json!({"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}});
+        let tool_ref = json!({"anyOf": [
+            {"type": "string", "minLength": 1},
+            {"type": "object", "properties": {"id": {"type": "string", "minLength": 1},
+                "version": {"type": "string"}}, "required": ["id"]}
+        ]});
+        let substrings = object(
+            json!({"patterns": non_empty_strings, "caseSensitive": {"type": "boolean"}}),
+            &["patterns"],
+        );
+        let schemas = [
+            (
+                "must-cite",
+                object(
+                    json!({"minCitations": {"type": "integer", "minimum": 1},
+                        "sourcePattern": {"type": "string", "minLength": 1}}),
+                    &[],
+                ),
+            ),
+            (
+                "never-call-tool",
+                object(
+                    json!({"tools": {"type": "array", "minItems": 1, "items": tool_ref}}),
+                    &["tools"],
+                ),
+            ),
+            (
+                "max-tool-calls",
+                object(json!({"max": {"type": "integer", "minimum": 0}}), &[]),
+            ),
+            (
+                "output-matches",
+                object(
+                    json!({"pattern": {"type": "string", "minLength": 1},
+                        "flags": {"type": "string", "pattern": "^[dgimsuyv]*$"},
+                        "negate": {"type": "boolean"}}),
+                    &["pattern"],
+                ),
+            ),
+            (
+                "tool-order",
+                object(json!({"sequence": non_empty_strings}), &["sequence"]),
+            ),
+            ("required-substring", substrings.clone()),
+            ("forbidden-substring", substrings),
+        ];
+        schemas
+            .into_iter()
+            .map(|(check, schema)| {
+                // ok: the schemas above are fixed and valid (a unit test compiles each).
+                let compiled = CompiledSchema::compile_lenient(&schema).expect("built-in schema");
+                (check, compiled)
+            })
+            .collect()
+    })
+}
+
+/// The settings of built-in `check` that are regular expressions: the pattern's key and the
+/// key of its flags, if it has any.
+fn regex_settings(check: &str) -> Option<(&'static str, Option<&'static str>)> {
+    match check {
+        "must-cite" => Some(("sourcePattern", None)),
+        "output-matches" => Some(("pattern", Some("flags"))),
+        _ => None,
+    }
+}
+
+/// Every way `config` (absent: `{}`) does not fit built-in `check`, as
+/// [`IssueCode::GuardrailConfig`] issues under `base` (the guardrail's pointer): the config
+/// schema's errors (Ajv's messages, at `base/config/…`), else a regular-expression setting
+/// that does not compile (`config.pattern isn't a regular expression that compiles: Invalid
+/// regular expression: /(/: Unterminated group.`). Empty when `check` is not built in.
+pub(crate) fn config_problems(check: &str, config: Option<&Value>, base: &str) -> Vec<Issue> {
+    let Some((_, schema)) = config_schemas().iter().find(|(name, _)| *name == check) else {
+        return Vec::new();
+    };
+    let empty = json!({});
+    let config = config.unwrap_or(&empty);
+    let problems = schema.issues(
+        config,
+        &format!("{base}/config"),
+        IssueCode::GuardrailConfig,
+    );
+    if !problems.is_empty() {
+        return problems;
+    }
+    let Some((pattern_key, flags_key)) = regex_settings(check) else {
+        return Vec::new();
+    };
+    let Some(pattern) = config.get(pattern_key).and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let flags = flags_key
+        .and_then(|key| config.get(key))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    match regexp_constructor_error(pattern, flags) {
+        Some(why) => vec![Issue::error(
+            IssueCode::GuardrailConfig,
+            format!("{base}/config/{pattern_key}"),
+            format!("config.{pattern_key} isn't a regular expression that compiles: {why}."),
+        )],
+        None => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems(check: &str, config: Option<Value>) -> Vec<(String, String)> {
+        config_problems(check, config.as_ref(), "/guardrails/2")
+            .into_iter()
+            .map(|i| (i.instance_path().to_owned(), i.message().to_owned()))
+            .collect()
+    }
+
+    fn one(path: &str, message: &str) -> Vec<(String, String)> {
+        vec![(path.to_owned(), message.to_owned())]
+    }
+
+    #[test]
+    fn every_built_in_schema_compiles_and_accepts_a_good_config() {
+        assert_eq!(config_schemas().len(), 7);
+        let good = [
+            (
+                "must-cite",
+                json!({"minCitations": 2, "sourcePattern": "\\[\\d+\\]"}),
+            ),
+            (
+                "never-call-tool",
+                json!({"tools": ["a.b", {"id": "c.d", "version": "^1"}]}),
+            ),
+            ("max-tool-calls", json!({"max": 0})),
+            (
+                "output-matches",
+                json!({"pattern": "^ok", "flags": "im", "negate": true}),
+            ),
+            ("tool-order", json!({"sequence": ["a", "b"]})),
+            (
+                "required-substring",
+                json!({"patterns": ["x"], "caseSensitive": true}),
+            ),
+            ("forbidden-substring", json!({"patterns": ["y"]})),
+        ];
+        for (check, config) in good {
+            assert!(config_schemas().iter().any(|(name, _)| *name == check));
+            assert_eq!(problems(check, Some(config)), vec![], "{check}");
+        }
+        // An absent config is `{}`: fine where nothing is required.
+        assert_eq!(problems("max-tool-calls", None), vec![]);
+        assert_eq!(problems("must-cite", None), vec![]);
+        assert_eq!(
+            problems("acme.checks.length", Some(json!({"max": -1}))),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn schema_problems_come_with_ajvs_messages() {
+        assert_eq!(
+            problems("max-tool-calls", Some(json!({"max": -1}))),
+            one("/guardrails/2/config/max", "must be >= 0")
+        );
+        assert_eq!(
+            problems("never-call-tool", None),
+            one(
+                "/guardrails/2/config",
+                "must have required property 'tools'"
+            )
+        );
+        assert_eq!(
+            problems(
+                "must-cite",
+                Some(json!({"minCitations": 0, "maxCitations": 3}))
+            ),
+            vec![
+                (
+                    "/guardrails/2/config".to_owned(),
+                    "must NOT have additional properties".to_owned()
+                ),
+                (
+                    "/guardrails/2/config/minCitations".to_owned(),
+                    "must be >= 1".to_owned()
+                ),
+            ]
+        );
+        assert_eq!(
+            problems(
+                "output-matches",
+                Some(json!({"pattern": "a", "flags": "x"}))
+            ),
+            one(
+                "/guardrails/2/config/flags",
+                "must match pattern \"^[dgimsuyv]*$\""
+            )
+        );
+    }
+
+    #[test]
+    fn regular_expressions_must_compile_as_in_node() {
+        assert_eq!(
+            problems("output-matches", Some(json!({"pattern": "("}))),
+            one(
+                "/guardrails/2/config/pattern",
+                "config.pattern isn't a regular expression that compiles: Invalid regular expression: /(/: Unterminated group."
+            )
+        );
+        assert_eq!(
+            problems(
+                "output-matches",
+                Some(json!({"pattern": "\\_", "flags": "u"}))
+            ),
+            one(
+                "/guardrails/2/config/pattern",
+                "config.pattern isn't a regular expression that compiles: Invalid regular expression: /\\_/u: Invalid escape."
+            )
+        );
+        assert_eq!(
+            problems(
+                "output-matches",
+                Some(json!({"pattern": "a", "flags": "gg"}))
+            ),
+            one(
+                "/guardrails/2/config/pattern",
+                "config.pattern isn't a regular expression that compiles: Invalid flags supplied to RegExp constructor 'gg'."
+            )
+        );
+        // must-cite's pattern has no flags setting: read as `new RegExp(p, "")`.
+        assert_eq!(
+            problems("must-cite", Some(json!({"sourcePattern": "[b-a]"}))),
+            one(
+                "/guardrails/2/config/sourcePattern",
+                "config.sourcePattern isn't a regular expression that compiles: Invalid regular expression: /[b-a]/: Range out of order in character class."
+            )
+        );
+        assert_eq!(
+            problems("must-cite", Some(json!({"sourcePattern": "\\_"}))),
+            vec![]
+        );
+    }
+}
