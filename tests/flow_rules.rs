@@ -222,7 +222,8 @@ fn every_upstream_example_validates_clean_as_an_index_entry() {
             "v": 1, "packId": "acme.pack", "packVersion": "1.0.0",
             "artifactVersion": "20260101.1", "publishedAt": "2026-01-01T00:00:00.000Z",
             "tools": tools.iter().map(|t| json!({
-                "id": t, "input": {"type": "object"}, "output": {"type": "object"},
+                "id": t, "description": "A tool.", "version": "1.0.0",
+                "input": {"type": "object"}, "output": {"type": "object"},
                 "modulePath": "tools/t.ts"
             })).collect::<Vec<_>>(),
             "guardrails": [],

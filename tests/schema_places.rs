@@ -187,6 +187,102 @@ fn uncompilable_guardrail_and_tool_schemas_are_schema_compile() {
     );
 }
 
+/// A deploy compiles a pack tool's `input` and `output` in Ajv's strict mode (as the pack
+/// service does on every call), so a schema only the lenient rules accept is refused.
+#[test]
+fn tool_schemas_compile_in_strict_mode() {
+    let mut doc = fixture();
+    let t = position(&doc["tools"], "support.customers.lookup");
+    doc["tools"][t]["input"] = json!({"properties": {"email": {"type": "string"}}});
+    doc["tools"][t]["output"] = json!({"type": "object", "fooBar": 1});
+    let report = validate(&doc);
+    let input = at(&report, &format!("/tools/{t}/input"));
+    assert_eq!(input.len(), 1, "{report:#?}");
+    assert_eq!(input[0].code(), "schema-compile");
+    assert_eq!(
+        input[0].message(),
+        "the schema does not compile in strict mode, as a deploy and the pack service compile a tool's schemas: strict mode: missing type \"object\" for keyword \"properties\" at \"#\" (strictTypes)"
+    );
+    let output = at(&report, &format!("/tools/{t}/output"));
+    assert_eq!(
+        output[0].message(),
+        "the schema does not compile in strict mode, as a deploy and the pack service compile a tool's schemas: strict mode: unknown keyword: \"fooBar\""
+    );
+}
+
+/// A guardrail naming a built-in check has its config checked against that check's settings,
+/// as a deploy checks it, whether or not a `configSchema` is given.
+#[test]
+fn built_in_check_configs_are_checked() {
+    let mut doc = fixture();
+    let g = position(&doc["guardrails"], "support.no-refund-promises");
+    doc["guardrails"][g]["checkId"] = json!("max-tool-calls");
+    doc["guardrails"][g]["config"] = json!({"max": -1});
+    let report = validate(&doc);
+    let issues = at(&report, &format!("/guardrails/{g}/config/max"));
+    assert_eq!(issues.len(), 1, "{report:#?}");
+    assert_eq!(issues[0].code(), "guardrail-config");
+    assert_eq!(issues[0].message(), "must be >= 0");
+    doc["guardrails"][g]["checkId"] = json!("output-matches");
+    doc["guardrails"][g]["config"] = json!({"pattern": "(unclosed"});
+    let report = validate(&doc);
+    let issues = at(&report, &format!("/guardrails/{g}/config/pattern"));
+    assert_eq!(
+        issues[0].message(),
+        "config.pattern isn't a regular expression that compiles: Invalid regular expression: /(unclosed/: Unterminated group."
+    );
+    // A config that fits the check (the fixture's own configSchema, for `phrases`, is dropped).
+    doc["guardrails"][g]["config"] = json!({"pattern": "^(?:refund)$", "flags": "i"});
+    doc["guardrails"][g]
+        .as_object_mut()
+        .expect("guardrail")
+        .remove("configSchema");
+    let report = validate(&doc);
+    assert!(!report.has_errors(), "{report:#?}");
+}
+
+/// A tool entry is validated as a tool manifest: a description and a version, no reserved id
+/// prefix, an http spec's placeholders only in the path and query.
+#[test]
+fn tools_are_validated_as_manifests() {
+    let mut doc = fixture();
+    let t = position(&doc["tools"], "support.customers.lookup");
+    let tool = doc["tools"][t].as_object_mut().expect("tool");
+    tool.remove("description");
+    tool.remove("version");
+    tool.insert(
+        "spec".into(),
+        json!({"kind": "http", "urlTemplate": "https://{tenant}.example.com/customers"}),
+    );
+    let report = validate(&doc);
+    let codes: Vec<(&str, &str)> = report
+        .issues()
+        .iter()
+        .filter(|i| i.code() == "invalid-tool-definition")
+        .map(|i| (i.instance_path(), i.message()))
+        .collect();
+    let base = format!("/tools/{t}");
+    let url = format!("{base}/spec/urlTemplate");
+    assert_eq!(
+        codes,
+        vec![
+            (
+                base.as_str(),
+                "tool \"support.customers.lookup\" must have required property 'description': a deploy validates each tool as a tool manifest (tool.schema.json), which requires it"
+            ),
+            (
+                base.as_str(),
+                "tool \"support.customers.lookup\" must have required property 'version': a deploy validates each tool as a tool manifest (tool.schema.json), which requires it"
+            ),
+            (
+                url.as_str(),
+                "Tool \"support.customers.lookup\" spec.urlTemplate fills {placeholders} in its path and query only, never in its host or port"
+            ),
+        ],
+        "{report:#?}"
+    );
+}
+
 #[test]
 fn tool_schema_meta_check_lists_every_ajv_error() {
     let mut doc = fixture();

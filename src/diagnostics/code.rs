@@ -79,6 +79,10 @@ issue_codes! {
     /// Two ids differ only by look-alike characters (warning).
     ConfusableId => "confusable-id",
 
+    // Tools as manifests (deploy step 4).
+    /// A tool entry breaks a rule of the tool manifest (`tool.schema.json`, `defineTool`).
+    InvalidToolDefinition => "invalid-tool-definition",
+
     // Schemas.
     /// A tool or guardrail schema is not a valid draft 2020-12 schema.
     InvalidSchema => "invalid-schema",

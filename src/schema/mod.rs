@@ -293,7 +293,8 @@ impl CompiledSchema {
     }
 
     /// Compiles `schema` without the strict-mode rules (the draft 2020-12 semantics only), for
-    /// schemas upstream does not compile strictly (tool and guardrail config schemas).
+    /// schemas upstream does not compile strictly (a guardrail's `configSchema`, the built-in
+    /// checks' config schemas).
     ///
     /// # Errors
     ///

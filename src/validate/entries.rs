@@ -55,31 +55,52 @@ pub(super) fn check_module_paths(heads: &[ListHeads<'_>], report: &mut Report) {
     }
 }
 
+/// How a schema must compile beyond the meta-schema.
+#[derive(Clone, Copy)]
+enum Compile {
+    /// Without strict mode (a guardrail's `configSchema`, as upstream checks configs).
+    Lenient,
+    /// In Ajv's strict mode, as a deploy (`defineTool`) and the pack service compile a pack
+    /// tool's `input` and `output`.
+    Strict,
+}
+
 /// `schema` is a valid draft 2020-12 schema ([`IssueCode::InvalidSchema`](IssueCode::InvalidSchema)
-/// issues otherwise) and, when it is, runstart can compile it without strict mode (one
-/// [`IssueCode::SchemaCompile`] issue otherwise: an unresolvable `$ref`, a pattern no engine runs), so a
-/// schema that will never check anything does not pass silently.
-fn check_schema(schema: &serde_json::Value, pointer: &str) -> Vec<Issue> {
+/// issues otherwise) and, when it is, compiles as `how` says (one [`IssueCode::SchemaCompile`]
+/// issue otherwise: an unresolvable `$ref`, a pattern no engine runs, a strict-mode rule), so
+/// a schema that will never check anything does not pass silently.
+fn check_schema(schema: &serde_json::Value, pointer: &str, how: Compile) -> Vec<Issue> {
     let out = check_meta(schema, pointer);
     if !out.is_empty() {
         return out;
     }
-    match CompiledSchema::compile_lenient_checked(schema) {
+    let (compiled, how) = match how {
+        Compile::Lenient => (CompiledSchema::compile_lenient_checked(schema), ""),
+        Compile::Strict => (
+            CompiledSchema::compile(schema),
+            " in strict mode, as a deploy and the pack service compile a tool's schemas",
+        ),
+    };
+    match compiled {
         Ok(_) => Vec::new(),
         Err(why) => vec![Issue::error(
             IssueCode::SchemaCompile,
             pointer,
-            format!("the schema does not compile: {why}"),
+            format!("the schema does not compile{how}: {why}"),
         )],
     }
 }
 
-/// The `input` and `output` schemas of one tool are valid draft 2020-12 schemas that compile,
-/// and its `needsSpec.env` needs compile as a pack service compiles them.
+/// The `input` and `output` schemas of one tool are valid draft 2020-12 schemas that compile
+/// in strict mode, and its `needsSpec.env` needs compile as a pack service compiles them.
 pub(super) fn check_tool_schemas(tool: &Indexed<Tool>) -> Vec<Issue> {
     let base = format!("/tools/{}", tool.index);
-    let mut out = check_schema(&tool.entry.input, &format!("{base}/input"));
-    out.extend(check_schema(&tool.entry.output, &format!("{base}/output")));
+    let mut out = check_schema(&tool.entry.input, &format!("{base}/input"), Compile::Strict);
+    out.extend(check_schema(
+        &tool.entry.output,
+        &format!("{base}/output"),
+        Compile::Strict,
+    ));
     crate::pack::compile_env_needs(&tool.entry, tool.index, &mut out);
     out
 }
@@ -90,6 +111,7 @@ pub(super) fn check_guardrail_schema(guardrail: &Indexed<Guardrail>) -> Vec<Issu
         Some(schema) => check_schema(
             schema,
             &format!("/guardrails/{}/configSchema", guardrail.index),
+            Compile::Lenient,
         ),
         None => Vec::new(),
     }

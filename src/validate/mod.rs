@@ -13,6 +13,7 @@ mod guardrail;
 mod published;
 mod refs;
 mod templates;
+mod tool_manifest;
 pub use published::PublishedTools;
 
 pub use templates::{MAX_ISSUES_PER_REPORT, MAX_ISSUES_PER_TEMPLATE};
@@ -205,13 +206,18 @@ fn check_entries(
         index
             .tools
             .par_iter()
-            .map(entries::check_tool_schemas)
+            .map(|t| {
+                let mut out = tool_manifest::check(t);
+                out.extend(entries::check_tool_schemas(t));
+                out
+            })
             .chain(
                 rejected_typed::<Tool>(document, index, "tools")
                     .into_par_iter()
                     .map(|t| {
                         // The compile never saw it, so its version is checked here too.
-                        let mut out = entries::check_tool_schemas(&t);
+                        let mut out = tool_manifest::check(&t);
+                        out.extend(entries::check_tool_schemas(&t));
                         if let Err(issue) = crate::pack::tool_version(&t, &index.pack_version) {
                             out.push(*issue);
                         }

@@ -1,0 +1,188 @@
+//! A tool entry as a deploy validates it: as a tool manifest (flows.md §3.3, deploy step 4),
+//! which asks more of it than the pack index's own shape does. The index lets `description`
+//! and `version` out (an indexer's input may lack them); the manifest (`tool.schema.json`
+//! 1.1.0) requires both, and `defineTool`'s checks add a reserved id prefix and an http
+//! spec's URL template rules. Every rule here is an
+//! [`IssueCode::InvalidToolDefinition`] error, upstream's code for them.
+
+use crate::diagnostics::{Issue, IssueCode};
+use crate::index::Indexed;
+use crate::index::wire::Tool;
+use serde_json::Value;
+
+/// Tool ids with this prefix are the runtime's own.
+const BUILT_IN_TOOL_PREFIX: &str = "kindgi_";
+
+/// Every rule of the tool manifest that `tool` breaks, in the manifest's order (required
+/// fields, the id, the http spec).
+pub(super) fn check(tool: &Indexed<Tool>) -> Vec<Issue> {
+    let base = format!("/tools/{}", tool.index);
+    let entry = &tool.entry;
+    let mut out = Vec::new();
+    let problem = |path: String, message: String| {
+        Issue::error(IssueCode::InvalidToolDefinition, path, message)
+    };
+    for (field, value) in [
+        ("description", entry.description.as_deref()),
+        ("version", entry.version.as_deref()),
+    ] {
+        match value {
+            None => out.push(problem(
+                base.clone(),
+                format!(
+                    "tool \"{}\" must have required property '{field}': a deploy validates each tool as a tool manifest (tool.schema.json), which requires it",
+                    entry.id
+                ),
+            )),
+            Some("") if field == "description" => out.push(problem(
+                format!("{base}/description"),
+                format!(
+                    "tool \"{}\" must have a description that is not empty: the model reads it to decide when to call the tool",
+                    entry.id
+                ),
+            )),
+            Some(_) => {}
+        }
+    }
+    if entry.id.starts_with(BUILT_IN_TOOL_PREFIX) {
+        out.push(problem(
+            format!("{base}/id"),
+            format!(
+                "Tool id \"{}\": the prefix \"{BUILT_IN_TOOL_PREFIX}\" is reserved for tools built into Kindgi. Name pack tools \"<pack>.<tool>\".",
+                entry.id
+            ),
+        ));
+    }
+    if let Some(why) = entry.spec.as_ref().and_then(http_url_template_problem) {
+        out.push(problem(
+            format!("{base}/spec/urlTemplate"),
+            format!("Tool \"{}\" spec.urlTemplate {why}", entry.id),
+        ));
+    }
+    out
+}
+
+/// What is wrong with an http spec's `urlTemplate` (`None` for another kind of spec, or a
+/// template that starts with `http://` or `https://`, any case, and a host without
+/// placeholders). Placeholders are filled from the call's input, so one in the host would
+/// let the model choose where the request goes.
+fn http_url_template_problem(spec: &Value) -> Option<&'static str> {
+    if spec.get("kind").and_then(Value::as_str) != Some("http") {
+        return None;
+    }
+    let template = spec
+        .get("urlTemplate")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let lower = template.get(..8).unwrap_or(template).to_ascii_lowercase();
+    let scheme = ["https://", "http://"]
+        .into_iter()
+        .find(|s| lower.starts_with(s));
+    let Some(scheme) = scheme else {
+        return Some("must start with http:// or https:// and a host");
+    };
+    let rest = &template[scheme.len()..];
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.contains(['{', '}']) {
+        Some("fills {placeholders} in its path and query only, never in its host or port")
+    } else if host.is_empty() {
+        Some("must name a host")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn problems(tool: Value) -> Vec<(String, String)> {
+        let entry: Tool = serde_json::from_value(tool).expect("tool");
+        check(&Indexed { index: 3, entry })
+            .into_iter()
+            .map(|i| {
+                assert_eq!(i.code(), "invalid-tool-definition");
+                (i.instance_path().to_owned(), i.message().to_owned())
+            })
+            .collect()
+    }
+
+    fn tool(extra: Value) -> Value {
+        let mut t = json!({"id": "acme.echo", "description": "Echoes.", "version": "1.0.0",
+            "input": {}, "output": {}, "modulePath": "tools/echo.ts"});
+        for (k, v) in extra.as_object().expect("object") {
+            if v.is_null() {
+                t.as_object_mut().expect("object").remove(k);
+            } else {
+                t[k] = v.clone();
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn a_manifest_needs_a_description_and_a_version() {
+        assert_eq!(problems(tool(json!({}))), vec![]);
+        assert_eq!(
+            problems(tool(json!({"description": null, "version": null}))),
+            vec![
+                ("/tools/3".to_owned(), "tool \"acme.echo\" must have required property 'description': a deploy validates each tool as a tool manifest (tool.schema.json), which requires it".to_owned()),
+                ("/tools/3".to_owned(), "tool \"acme.echo\" must have required property 'version': a deploy validates each tool as a tool manifest (tool.schema.json), which requires it".to_owned()),
+            ]
+        );
+        assert_eq!(
+            problems(tool(json!({"description": ""}))),
+            vec![("/tools/3/description".to_owned(), "tool \"acme.echo\" must have a description that is not empty: the model reads it to decide when to call the tool".to_owned())]
+        );
+    }
+
+    #[test]
+    fn the_built_in_prefix_is_reserved() {
+        assert_eq!(
+            problems(tool(json!({"id": "kindgi_search"}))),
+            vec![("/tools/3/id".to_owned(), "Tool id \"kindgi_search\": the prefix \"kindgi_\" is reserved for tools built into Kindgi. Name pack tools \"<pack>.<tool>\".".to_owned())]
+        );
+        assert_eq!(problems(tool(json!({"id": "acme.kindgi_search"}))), vec![]);
+    }
+
+    #[test]
+    fn an_http_spec_names_its_host() {
+        let url = |template: Value| {
+            problems(tool(
+                json!({"spec": {"kind": "http", "urlTemplate": template}}),
+            ))
+            .into_iter()
+            .map(|(path, message)| {
+                assert_eq!(path, "/tools/3/spec/urlTemplate");
+                message
+            })
+            .collect::<Vec<_>>()
+        };
+        for fine in [
+            "https://api.example.com/orders/{id}",
+            "HTTP://x?q={q}",
+            "https://x",
+            "https://user@x:8080/#{frag}",
+        ] {
+            assert_eq!(url(json!(fine)), Vec::<String>::new(), "{fine}");
+        }
+        let host = "Tool \"acme.echo\" spec.urlTemplate fills {placeholders} in its path and query only, never in its host or port";
+        assert_eq!(url(json!("https://{host}/x")), vec![host]);
+        assert_eq!(url(json!("http://x:{port}")), vec![host]);
+        let scheme =
+            "Tool \"acme.echo\" spec.urlTemplate must start with http:// or https:// and a host";
+        assert_eq!(url(json!("ftp://x")), vec![scheme]);
+        assert_eq!(url(json!("//x/y")), vec![scheme]);
+        assert_eq!(url(json!(42)), vec![scheme]);
+        assert_eq!(
+            url(json!("https:///x")),
+            vec!["Tool \"acme.echo\" spec.urlTemplate must name a host"]
+        );
+        // Other kinds of spec are not http requests.
+        assert_eq!(
+            problems(tool(json!({"spec": {"kind": "sql", "urlTemplate": "{x}"}}))),
+            vec![]
+        );
+    }
+}
