@@ -39,7 +39,7 @@ use crate::diagnostics::{Issue, Report, pointer};
 /// }))?;
 /// info.index_hash = Some(deployment.index_hash().to_owned());
 /// for (id, version) in [("shop.address.verify", "0.4.0"), ("shop.fraud.score", "3.8.1"),
-///     ("shop.fraud.score", "4.0.0-beta.2"), ("shop.inventory.check", "1.6.0"),
+///     ("shop.fraud.score", "4.0.0"), ("shop.inventory.check", "1.6.0"),
 ///     ("shop.notify.staff", "1.2.0"), ("shop.orders.get", "2.3.0"),
 ///     ("shop.orders.hold", "1.0.2"), ("shop.orders.release", "1.0.2")] {
 ///     info.tools.push(ServedTool { id: id.into(), version: Some(version.into()) });

@@ -1,8 +1,8 @@
 //! A tool entry as a deploy validates it: as a tool manifest (flows.md §3.3, deploy step 4),
 //! which asks more of it than the pack index's own shape does. The index lets `description`
-//! and `version` out (an indexer's input may lack them); the manifest (`tool.schema.json`
-//! 1.1.0) requires both, and `defineTool`'s checks add a reserved id prefix and an http
-//! spec's URL template rules. Every rule here is an
+//! and `version` out (an indexer's input may lack them) and takes any semver version; the
+//! manifest (`tool.schema.json` 1.1.0) requires both, the version plain `major.minor.patch`,
+//! and `defineTool`'s checks add a reserved id prefix and an http spec's URL template rules. Every rule here is an
 //! [`IssueCode::InvalidToolDefinition`] error, upstream's code for them.
 
 use crate::diagnostics::{Issue, IssueCode};
@@ -44,6 +44,19 @@ pub(super) fn check(tool: &Indexed<Tool>) -> Vec<Issue> {
             Some(_) => {}
         }
     }
+    if let Some(version) = entry.version.as_deref()
+        && !is_plain_version(version)
+        // A version that is not semver at all has its own issue (`invalid-shape`).
+        && crate::range::parse_version(version).is_some()
+    {
+        out.push(problem(
+            format!("{base}/version"),
+            format!(
+                "tool \"{}\" version \"{version}\" must be plain major.minor.patch (tool.schema.json: ^\\d+\\.\\d+\\.\\d+$); a deploy refuses a prerelease, build metadata and a leading \"v\"",
+                entry.id
+            ),
+        ));
+    }
     if entry.id.starts_with(BUILT_IN_TOOL_PREFIX) {
         out.push(problem(
             format!("{base}/id"),
@@ -60,6 +73,15 @@ pub(super) fn check(tool: &Indexed<Tool>) -> Vec<Issue> {
         ));
     }
     out
+}
+
+/// Whether `version` matches `^\d+\.\d+\.\d+$`: three runs of ASCII digits, nothing else.
+fn is_plain_version(version: &str) -> bool {
+    let parts: Vec<&str> = version.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// What is wrong with an http spec's `urlTemplate` (`None` for another kind of spec, or a
@@ -135,6 +157,31 @@ mod tests {
             problems(tool(json!({"description": ""}))),
             vec![("/tools/3/description".to_owned(), "tool \"acme.echo\" must have a description that is not empty: the model reads it to decide when to call the tool".to_owned())]
         );
+    }
+
+    #[test]
+    fn a_tool_version_is_plain() {
+        let version = |v: &str| problems(tool(json!({"version": v})));
+        for plain in ["1.0.0", "0.0.0", "10.20.30", "01.2.3"] {
+            assert_eq!(version(plain), vec![], "{plain}");
+        }
+        for (v, shown) in [
+            ("4.0.0-beta.2", "4.0.0-beta.2"),
+            ("1.2.3+build.5", "1.2.3+build.5"),
+            ("v1.2.3", "v1.2.3"),
+        ] {
+            assert_eq!(
+                version(v),
+                vec![(
+                    "/tools/3/version".to_owned(),
+                    format!(
+                        "tool \"acme.echo\" version \"{shown}\" must be plain major.minor.patch (tool.schema.json: ^\\d+\\.\\d+\\.\\d+$); a deploy refuses a prerelease, build metadata and a leading \"v\""
+                    )
+                )]
+            );
+        }
+        // Not semver at all: the `invalid-shape` issue of the version check says so.
+        assert_eq!(version("1.2"), vec![]);
     }
 
     #[test]
