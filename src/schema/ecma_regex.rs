@@ -122,10 +122,15 @@ pub(crate) fn constructor_error(source: &str, flags: &str) -> Option<String> {
             "Invalid flags supplied to RegExp constructor '{flags}'"
         ));
     }
+    // V8 writes the flags in its own order, not as given.
+    let shown: String = "dgimsuvy"
+        .chars()
+        .filter(|c| "dgimsuyv".find(*c).is_some_and(|i| seen[i]))
+        .collect();
     Parser::new(source, unicode || unicode_sets)
         .pattern()
         .err()
-        .map(|why| format!("Invalid regular expression: /{source}/{flags}: {why}"))
+        .map(|why| format!("Invalid regular expression: /{source}/{shown}: {why}"))
 }
 
 type R<T> = Result<T, &'static str>;
@@ -1040,6 +1045,16 @@ mod tests {
                 "a**",
                 "i",
                 Some("Invalid regular expression: /a**/i: Nothing to repeat"),
+            ),
+            (
+                "(",
+                "ig",
+                Some("Invalid regular expression: /(/gi: Unterminated group"),
+            ),
+            (
+                "(",
+                "yvd",
+                Some("Invalid regular expression: /(/dvy: Unterminated group"),
             ),
             (r"\k<x>", "", None),
             (r"\[[^\]]+\]", "g", None),

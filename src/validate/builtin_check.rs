@@ -9,7 +9,7 @@
 //! never silently ignored by the check at run time.
 
 use crate::diagnostics::{Issue, IssueCode};
-use crate::schema::{CompiledSchema, regexp_constructor_error};
+use crate::schema::{CompiledSchema, ajv_issue, regexp_constructor_error};
 use serde_json::{Value, json};
 use std::sync::OnceLock;
 
@@ -93,22 +93,46 @@ fn regex_settings(check: &str) -> Option<(&'static str, Option<&'static str>)> {
     }
 }
 
+/// `/config/rules/0/pattern` → `config.rules.0.pattern`, as upstream's messages name a setting.
+fn setting_name(pointer: &str) -> String {
+    pointer
+        .trim_start_matches('/')
+        .split('/')
+        .map(|step| step.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// Every way `config` (absent: `{}`) does not fit built-in `check`, as
 /// [`IssueCode::GuardrailConfig`] issues under `base` (the guardrail's pointer): the config
-/// schema's errors (Ajv's messages, at `base/config/…`), else a regular-expression setting
-/// that does not compile (`config.pattern isn't a regular expression that compiles: Invalid
-/// regular expression: /(/: Unterminated group.`). Empty when `check` is not built in.
+/// schema's errors (`config.max must be >= 0.`: the setting, then Ajv's message), else a
+/// regular-expression setting that does not compile (`config.pattern isn't a regular
+/// expression that compiles: Invalid regular expression: /(/: Unterminated group.`). Empty
+/// when `check` is not built in, or `config` is not an object (the entry's shape check says
+/// so).
+///
+/// A pattern with the `v` flag gets a warning instead of a verdict: runstart reads
+/// ECMAScript's `u` grammar but not `v`'s class-set syntax, so it can neither accept nor
+/// refuse it as Node would.
 pub(crate) fn config_problems(check: &str, config: Option<&Value>, base: &str) -> Vec<Issue> {
     let Some((_, schema)) = config_schemas().iter().find(|(name, _)| *name == check) else {
         return Vec::new();
     };
     let empty = json!({});
     let config = config.unwrap_or(&empty);
-    let problems = schema.issues(
-        config,
-        &format!("{base}/config"),
-        IssueCode::GuardrailConfig,
-    );
+    if !config.is_object() {
+        return Vec::new();
+    }
+    let at = format!("{base}/config");
+    let problems: Vec<Issue> = schema
+        .errors(config)
+        .into_iter()
+        .map(|mut e| {
+            let setting = setting_name(&format!("/config{}", e.instance_path));
+            e.message = format!("{setting} {}.", e.message);
+            ajv_issue(e, &at, IssueCode::GuardrailConfig)
+        })
+        .collect();
     if !problems.is_empty() {
         return problems;
     }
@@ -122,10 +146,21 @@ pub(crate) fn config_problems(check: &str, config: Option<&Value>, base: &str) -
         .and_then(|key| config.get(key))
         .and_then(Value::as_str)
         .unwrap_or("");
+    let at = format!("{base}/config/{pattern_key}");
+    let known_flags = flags.chars().all(|c| "dgimsuyv".contains(c));
+    if known_flags && flags.contains('v') && !flags.contains('u') {
+        return vec![Issue::warning(
+            IssueCode::GuardrailConfig,
+            at,
+            format!(
+                "config.{pattern_key} is read with the `v` flag, whose class-set syntax runstart does not check; a deploy refuses the guardrail if Node's `new RegExp` refuses the pattern"
+            ),
+        )];
+    }
     match regexp_constructor_error(pattern, flags) {
         Some(why) => vec![Issue::error(
             IssueCode::GuardrailConfig,
-            format!("{base}/config/{pattern_key}"),
+            at,
             format!("config.{pattern_key} isn't a regular expression that compiles: {why}."),
         )],
         None => Vec::new(),
@@ -185,16 +220,16 @@ mod tests {
     }
 
     #[test]
-    fn schema_problems_come_with_ajvs_messages() {
+    fn schema_problems_name_the_setting_then_ajvs_message() {
         assert_eq!(
             problems("max-tool-calls", Some(json!({"max": -1}))),
-            one("/guardrails/2/config/max", "must be >= 0")
+            one("/guardrails/2/config/max", "config.max must be >= 0.")
         );
         assert_eq!(
             problems("never-call-tool", None),
             one(
                 "/guardrails/2/config",
-                "must have required property 'tools'"
+                "config must have required property 'tools'."
             )
         );
         assert_eq!(
@@ -205,11 +240,11 @@ mod tests {
             vec![
                 (
                     "/guardrails/2/config".to_owned(),
-                    "must NOT have additional properties".to_owned()
+                    "config must NOT have additional properties.".to_owned()
                 ),
                 (
                     "/guardrails/2/config/minCitations".to_owned(),
-                    "must be >= 1".to_owned()
+                    "config.minCitations must be >= 1.".to_owned()
                 ),
             ]
         );
@@ -220,7 +255,40 @@ mod tests {
             ),
             one(
                 "/guardrails/2/config/flags",
-                "must match pattern \"^[dgimsuyv]*$\""
+                "config.flags must match pattern \"^[dgimsuyv]*$\"."
+            )
+        );
+        assert_eq!(
+            problems("tool-order", Some(json!({"sequence": ["a", ""]}))),
+            one(
+                "/guardrails/2/config/sequence/1",
+                "config.sequence.1 must NOT have fewer than 1 characters."
+            )
+        );
+        // Not an object: the entry's shape check reports it, once.
+        assert_eq!(problems("max-tool-calls", Some(json!([1]))), vec![]);
+        assert_eq!(setting_name("/config/a~1b/c~0d"), "config.a/b.c~d");
+    }
+
+    #[test]
+    fn a_v_flag_pattern_is_a_warning() {
+        let issues = config_problems(
+            "output-matches",
+            Some(&json!({"pattern": "[\\p{L}--[a-z]]", "flags": "v"})),
+            "/guardrails/2",
+        );
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].severity(), crate::diagnostics::Severity::Warning);
+        assert_eq!(issues[0].instance_path(), "/guardrails/2/config/pattern");
+        // `uv` together is refused by Node whatever the pattern.
+        assert_eq!(
+            problems(
+                "output-matches",
+                Some(json!({"pattern": "a", "flags": "uv"}))
+            ),
+            one(
+                "/guardrails/2/config/pattern",
+                "config.pattern isn't a regular expression that compiles: Invalid flags supplied to RegExp constructor 'uv'."
             )
         );
     }
