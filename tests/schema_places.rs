@@ -208,6 +208,13 @@ fn tool_schemas_compile_in_strict_mode() {
         output[0].message(),
         "the schema does not compile in strict mode, as a deploy and the pack service compile a tool's schemas: strict mode: unknown keyword: \"fooBar\""
     );
+    // `x-kindgi-tunable` marks settings; a deploy compiles tool schemas without it.
+    doc["tools"][t]["input"] = json!({"type": "object", "x-kindgi-tunable": true});
+    let report = validate(&doc);
+    assert_eq!(
+        at(&report, &format!("/tools/{t}/input"))[0].message(),
+        "the schema does not compile in strict mode, as a deploy and the pack service compile a tool's schemas: strict mode: unknown keyword: \"x-kindgi-tunable\""
+    );
 }
 
 /// A guardrail naming a built-in check has its config checked against that check's settings,
@@ -222,7 +229,7 @@ fn built_in_check_configs_are_checked() {
     let issues = at(&report, &format!("/guardrails/{g}/config/max"));
     assert_eq!(issues.len(), 1, "{report:#?}");
     assert_eq!(issues[0].code(), "guardrail-config");
-    assert_eq!(issues[0].message(), "must be >= 0");
+    assert_eq!(issues[0].message(), "config.max must be >= 0.");
     doc["guardrails"][g]["checkId"] = json!("output-matches");
     doc["guardrails"][g]["config"] = json!({"pattern": "(unclosed"});
     let report = validate(&doc);
@@ -252,7 +259,8 @@ fn tools_are_validated_as_manifests() {
     tool.remove("version");
     tool.insert(
         "spec".into(),
-        json!({"kind": "http", "urlTemplate": "https://{tenant}.example.com/customers"}),
+        json!({"kind": "http", "method": "GET",
+            "urlTemplate": "https://{tenant}.example.com/customers"}),
     );
     let report = validate(&doc);
     let codes: Vec<(&str, &str)> = report

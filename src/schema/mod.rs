@@ -56,6 +56,7 @@ fn meta_programs() -> &'static Vec<(String, program::Program)> {
             strict: true,
             allow_union_types: true,
             validate_formats: false,
+            tunable_keyword: false,
         };
         docs.iter()
             .filter_map(|doc| {
@@ -181,12 +182,14 @@ fn value_at<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
     root.pointer(pointer)
 }
 
-/// How [`CompiledSchema::compile_with`] compiles: Ajv's strict mode and `allowUnionTypes`.
+/// How [`CompiledSchema::compile_with`] compiles: Ajv's strict mode, `allowUnionTypes`, and
+/// whether `x-kindgi-tunable` is a keyword.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CompileOptions {
     strict: bool,
     allow_union_types: bool,
+    tunable_keyword: bool,
 }
 
 impl Default for CompileOptions {
@@ -196,18 +199,41 @@ impl Default for CompileOptions {
 }
 
 impl CompileOptions {
-    /// Upstream's `compileInlineSchema` options: strict mode on, union types allowed.
+    /// Upstream's `compileInlineSchema` options: strict mode on, union types allowed,
+    /// `x-kindgi-tunable` a keyword.
     pub const fn new() -> CompileOptions {
         CompileOptions {
             strict: true,
             allow_union_types: true,
+            tunable_keyword: true,
         }
+    }
+
+    /// Whether `x-kindgi-tunable` (the mark of a settings value a tenant may tune) is a known
+    /// keyword (default `true`, as upstream's `compileInlineSchema` registers it for output,
+    /// settings and `needsSpec` schemas). `false` is upstream's `compileJsonSchema`, which
+    /// compiles a pack tool's `input` and `output`: in strict mode the mark is then an unknown
+    /// keyword (`strict mode: unknown keyword: "x-kindgi-tunable"`).
+    ///
+    /// ```
+    /// use runstart::schema::{CompileOptions, CompiledSchema};
+    ///
+    /// let schema = serde_json::json!({"type": "object", "x-kindgi-tunable": true});
+    /// assert!(CompiledSchema::compile(&schema).is_ok());
+    /// let as_tool_schema = CompileOptions::new().with_tunable_keyword(false);
+    /// let why = CompiledSchema::compile_with(&schema, &as_tool_schema).unwrap_err();
+    /// assert_eq!(why.to_string(), "strict mode: unknown keyword: \"x-kindgi-tunable\"");
+    /// ```
+    #[must_use]
+    pub const fn with_tunable_keyword(mut self, known: bool) -> CompileOptions {
+        self.tunable_keyword = known;
+        self
     }
 
     /// Ajv's `strict` (default `true`): unknown keywords and formats, ignored keywords, loose
     /// tuples, undefined required properties and keywords without their type are refused.
-    /// Off, they are ignored, as for schemas upstream does not compile strictly (tool
-    /// `input`/`output`, guardrail `configSchema`).
+    /// Off, they are ignored, as for schemas upstream does not compile strictly (a guardrail's
+    /// `configSchema`).
     #[must_use]
     pub const fn with_strict(mut self, strict: bool) -> CompileOptions {
         self.strict = strict;
@@ -273,6 +299,7 @@ impl CompiledSchema {
             strict: options.strict,
             allow_union_types: options.allow_union_types,
             validate_formats: true,
+            tunable_keyword: options.tunable_keyword,
         };
         compile::Compiler::new(opts)
             .compile(schema, false, meta_check)
@@ -286,6 +313,7 @@ impl CompiledSchema {
             strict: false,
             allow_union_types: true,
             validate_formats: true,
+            tunable_keyword: true,
         };
         compile::Compiler::new(opts)
             .compile(schema, false, |_| Ok(()))
@@ -422,6 +450,7 @@ mod meta_tests {
             strict: true,
             allow_union_types: true,
             validate_formats: true,
+            tunable_keyword: false,
         };
         let r = super::compile::Compiler::new(opts).compile(&meta::DRAFT202012, true, |_| Ok(()));
         assert!(r.is_ok(), "{:?}", r.err());

@@ -5,7 +5,7 @@ use crate::diagnostics::IssueCode;
 use crate::diagnostics::{Issue, Report};
 use crate::index::wire::{Guardrail, Tool};
 use crate::index::{Indexed, ListHeads};
-use crate::schema::{CompiledSchema, check_meta};
+use crate::schema::{CompileOptions, CompiledSchema, check_meta};
 
 /// Why `path` is not in the index's form (forward slashes, relative to the pack root, no
 /// leading `./`), or `None` when it is.
@@ -77,7 +77,11 @@ fn check_schema(schema: &serde_json::Value, pointer: &str, how: Compile) -> Vec<
     let (compiled, how) = match how {
         Compile::Lenient => (CompiledSchema::compile_lenient_checked(schema), ""),
         Compile::Strict => (
-            CompiledSchema::compile(schema),
+            // `compileJsonSchema` registers no `x-kindgi-tunable`: an unknown keyword here.
+            CompiledSchema::compile_with(
+                schema,
+                &CompileOptions::new().with_tunable_keyword(false),
+            ),
             " in strict mode, as a deploy and the pack service compile a tool's schemas",
         ),
     };

@@ -8,7 +8,9 @@
 use crate::diagnostics::{Issue, IssueCode};
 use crate::index::Indexed;
 use crate::index::wire::Tool;
-use serde_json::Value;
+use crate::schema::CompiledSchema;
+use serde_json::{Value, json};
+use std::sync::OnceLock;
 
 /// Tool ids with this prefix are the runtime's own.
 const BUILT_IN_TOOL_PREFIX: &str = "kindgi_";
@@ -66,13 +68,141 @@ pub(super) fn check(tool: &Indexed<Tool>) -> Vec<Issue> {
             ),
         ));
     }
-    if let Some(why) = entry.spec.as_ref().and_then(http_url_template_problem) {
+    let shape = shape_problems(entry, &base);
+    let spec_fits = !shape
+        .iter()
+        .any(|i| i.instance_path().starts_with(&format!("{base}/spec")));
+    let needs_fit = !shape
+        .iter()
+        .any(|i| i.instance_path().starts_with(&format!("{base}/needsSpec")));
+    out.extend(shape);
+    if spec_fits && let Some(why) = entry.spec.as_ref().and_then(http_url_template_problem) {
         out.push(problem(
             format!("{base}/spec/urlTemplate"),
             format!("Tool \"{}\" spec.urlTemplate {why}", entry.id),
         ));
     }
+    if needs_fit {
+        out.extend(secret_need_problems(entry, &base));
+    }
     out
+}
+
+/// The shapes `tool.schema.json` gives a tool's `spec` (an http spec, the one kind there is)
+/// and `needsSpec`, which the pack index leaves open: Ajv's errors under `base`.
+fn shape_problems(entry: &Tool, base: &str) -> Vec<Issue> {
+    let mut instance = serde_json::Map::new();
+    if let Some(spec) = &entry.spec {
+        instance.insert("spec".into(), spec.clone());
+    }
+    if let Some(needs) = &entry.needs_spec {
+        instance.insert("needsSpec".into(), needs.clone());
+    }
+    if instance.is_empty() {
+        return Vec::new();
+    }
+    manifest_parts_schema().issues(
+        &Value::Object(instance),
+        base,
+        IssueCode::InvalidToolDefinition,
+    )
+}
+
+/// `tool.schema.json`'s rules for `spec` and `needsSpec` (schema-version 1.1.0), with its
+/// `$defs` names so that schema paths read as upstream's; compiled once per process.
+fn manifest_parts_schema() -> &'static CompiledSchema {
+    static SCHEMA: OnceLock<CompiledSchema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let closed = |required: &[&str], properties: Value| {
+            json!({"type": "object", "additionalProperties": false, "required": required,
+                "properties": properties})
+        };
+        let names = json!({"type": "array", "items": {"type": "string", "minLength": 1}});
+        let schemas_by_name = json!({"type": "object", "additionalProperties": {"type": "object"}});
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "spec": {"oneOf": [{"$ref": "#/$defs/HttpToolSpec"}]},
+                "needsSpec": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                        "env": schemas_by_name, "secrets": schemas_by_name,
+                        "config": schemas_by_name, "capabilities": names, "bindings": names
+                    }
+                }
+            },
+            "$defs": {
+                "HttpToolSpec": closed(&["kind", "method", "urlTemplate"], json!({
+                    "kind": {"const": "http"},
+                    "method": {"type": "string", "enum": ["GET", "POST", "PUT", "PATCH", "DELETE"]},
+                    "urlTemplate": {"type": "string", "minLength": 1},
+                    "headers": {"type": "array", "items": {"$ref": "#/$defs/HttpHeaderSpec"}},
+                    "authorization": {"$ref": "#/$defs/HttpAuthSpec"},
+                    "requestBody": {"$ref": "#/$defs/HttpRequestBodySpec"},
+                    "timeoutMs": {"type": "integer", "minimum": 1},
+                    "parseJson": {"type": "boolean"},
+                    "successStatus": closed(&["min", "max"], json!({
+                        "min": {"type": "integer", "minimum": 100, "maximum": 599},
+                        "max": {"type": "integer", "minimum": 100, "maximum": 599}
+                    }))
+                })),
+                "HttpHeaderSpec": closed(&["name", "value"], json!({
+                    "name": {"type": "string", "minLength": 1}, "value": {"type": "string"}
+                })),
+                "HttpAuthSpec": {"oneOf": [
+                    closed(&["kind", "secretRef"], json!({
+                        "kind": {"const": "bearer"}, "secretRef": {"$ref": "#/$defs/ToolSecretRef"}
+                    })),
+                    closed(&["kind", "headerName", "secretRef"], json!({
+                        "kind": {"const": "header"},
+                        "headerName": {"type": "string", "minLength": 1},
+                        "secretRef": {"$ref": "#/$defs/ToolSecretRef"}
+                    }))
+                ]},
+                "HttpRequestBodySpec": {"oneOf": [
+                    closed(&["kind"], json!({"kind": {"const": "json-input"}})),
+                    closed(&["kind"], json!({"kind": {"const": "input-passthrough"}})),
+                    closed(&["kind", "template"], json!({
+                        "kind": {"const": "text"}, "template": {"type": "string"}
+                    }))
+                ]},
+                "ToolSecretRef": closed(&["envName", "name"], json!({
+                    "envName": {"type": "string", "minLength": 1},
+                    "name": {"type": "string", "minLength": 1}
+                }))
+            }
+        });
+        // ok: the schema above is fixed and valid (the unit tests compile and use it).
+        CompiledSchema::compile(&schema).expect("tool manifest parts schema")
+    })
+}
+
+/// Each `needsSpec.secrets` schema compiles as upstream's `compileInlineSchema` compiles it
+/// (strict mode). The `env` needs are [`crate::pack::compile_env_needs`]'s, with the pack
+/// service's own code.
+fn secret_need_problems(entry: &Tool, base: &str) -> Vec<Issue> {
+    let Some(secrets) = entry
+        .needs_spec
+        .as_ref()
+        .and_then(|n| n.get("secrets"))
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    crate::js::keys(secrets)
+        .filter_map(|name| {
+            let why = CompiledSchema::compile(&secrets[name.as_str()]).err()?;
+            Some(Issue::error(
+                IssueCode::InvalidToolDefinition,
+                crate::diagnostics::pointer::join(base, &["needsSpec", "secrets", name]),
+                format!(
+                    "Tool \"{}\": the schema for needsSpec.secrets.{name} doesn't compile: {why}",
+                    entry.id
+                ),
+            ))
+        })
+        .collect()
 }
 
 /// Whether `version` matches `^\d+\.\d+\.\d+$`: three runs of ASCII digits, nothing else.
@@ -197,7 +327,7 @@ mod tests {
     fn an_http_spec_names_its_host() {
         let url = |template: Value| {
             problems(tool(
-                json!({"spec": {"kind": "http", "urlTemplate": template}}),
+                json!({"spec": {"kind": "http", "method": "GET", "urlTemplate": template}}),
             ))
             .into_iter()
             .map(|(path, message)| {
@@ -221,15 +351,96 @@ mod tests {
             "Tool \"acme.echo\" spec.urlTemplate must start with http:// or https:// and a host";
         assert_eq!(url(json!("ftp://x")), vec![scheme]);
         assert_eq!(url(json!("//x/y")), vec![scheme]);
-        assert_eq!(url(json!(42)), vec![scheme]);
         assert_eq!(
             url(json!("https:///x")),
             vec!["Tool \"acme.echo\" spec.urlTemplate must name a host"]
         );
-        // Other kinds of spec are not http requests.
+        // A template that is not a string is the shape's to report, once.
         assert_eq!(
-            problems(tool(json!({"spec": {"kind": "sql", "urlTemplate": "{x}"}}))),
+            problems(tool(
+                json!({"spec": {"kind": "http", "method": "GET", "urlTemplate": 42}})
+            )),
+            vec![
+                (
+                    "/tools/3/spec/urlTemplate".to_owned(),
+                    "must be string".to_owned()
+                ),
+                (
+                    "/tools/3/spec".to_owned(),
+                    "must match exactly one schema in oneOf".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn spec_and_needs_spec_have_the_manifests_shapes() {
+        let spec = |spec: Value| problems(tool(json!({"spec": spec})));
+        assert_eq!(
+            spec(
+                json!({"kind": "http", "method": "POST", "urlTemplate": "https://x/{id}",
+                "headers": [{"name": "Accept", "value": "application/json"}],
+                "authorization": {"kind": "bearer", "secretRef": {"envName": "TOKEN", "name": "api"}},
+                "requestBody": {"kind": "json-input"}, "timeoutMs": 1000, "parseJson": true,
+                "successStatus": {"min": 200, "max": 299}})
+            ),
             vec![]
+        );
+        assert_eq!(
+            spec(
+                json!({"kind": "http", "method": "get", "urlTemplate": "https://x", "timeoutMs": 0})
+            ),
+            vec![
+                (
+                    "/tools/3/spec/method".to_owned(),
+                    "must be equal to one of the allowed values".to_owned()
+                ),
+                (
+                    "/tools/3/spec/timeoutMs".to_owned(),
+                    "must be >= 1".to_owned()
+                ),
+                (
+                    "/tools/3/spec".to_owned(),
+                    "must match exactly one schema in oneOf".to_owned()
+                ),
+            ]
+        );
+        // Another kind of spec is not one the manifest knows.
+        let sql = spec(json!({"kind": "sql", "query": "select 1"}));
+        assert!(
+            sql.contains(&(
+                "/tools/3/spec".to_owned(),
+                "must have required property 'method'".to_owned()
+            )),
+            "{sql:?}"
+        );
+        let needs = |needs: Value| problems(tool(json!({"needsSpec": needs})));
+        assert_eq!(
+            needs(
+                json!({"env": {"A": {"type": "string"}}, "secrets": {"K": {"type": "string"}},
+                "config": {"c": {}}, "capabilities": ["x"], "bindings": ["y"]})
+            ),
+            vec![]
+        );
+        assert_eq!(
+            needs(json!({"capabilities": [""], "extra": 1})),
+            vec![
+                (
+                    "/tools/3/needsSpec".to_owned(),
+                    "must NOT have additional properties".to_owned()
+                ),
+                (
+                    "/tools/3/needsSpec/capabilities/0".to_owned(),
+                    "must NOT have fewer than 1 characters".to_owned()
+                ),
+            ]
+        );
+        assert_eq!(
+            needs(json!({"secrets": {"K": {"type": "string", "foo": 1}}})),
+            vec![(
+                "/tools/3/needsSpec/secrets/K".to_owned(),
+                "Tool \"acme.echo\": the schema for needsSpec.secrets.K doesn't compile: strict mode: unknown keyword: \"foo\"".to_owned()
+            )]
         );
     }
 }

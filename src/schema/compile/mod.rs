@@ -37,6 +37,9 @@ pub(crate) struct Options {
     /// Ajv's `validateFormats`; off only for the meta-schemas, which Ajv adds with formats off,
     /// so a schema's `pattern` is judged by compiling it, not by the `regex` format.
     pub(crate) validate_formats: bool,
+    /// Whether `x-kindgi-tunable` is a keyword (upstream's `compileInlineSchema` adds it; its
+    /// `compileJsonSchema`, for tool schemas, does not).
+    pub(crate) tunable_keyword: bool,
 }
 
 /// Most schema nesting levels (subschemas plus separately compiled references) followed.
@@ -379,7 +382,10 @@ impl<'s> Compiler<'s> {
             return Ok(());
         }
         for key in crate::js::keys(m) {
-            if !is_rule(key) && !ANNOTATIONS.contains(&key.as_str()) {
+            let known = is_rule(key)
+                || (ANNOTATIONS.contains(&key.as_str())
+                    && (self.opts.tunable_keyword || key != "x-kindgi-tunable"));
+            if !known {
                 return Err(SchemaError::strict(
                     key,
                     format!("unknown keyword: \"{key}\""),
