@@ -147,24 +147,28 @@ pub(crate) fn config_problems(check: &str, config: Option<&Value>, base: &str) -
         .and_then(Value::as_str)
         .unwrap_or("");
     let at = format!("{base}/config/{pattern_key}");
-    let known_flags = flags.chars().all(|c| "dgimsuyv".contains(c));
-    if known_flags && flags.contains('v') && !flags.contains('u') {
-        return vec![Issue::warning(
+    let refused = |why: String| {
+        vec![Issue::error(
             IssueCode::GuardrailConfig,
-            at,
-            format!(
-                "config.{pattern_key} is read with the `v` flag, whose class-set syntax runstart does not check; a deploy refuses the guardrail if Node's `new RegExp` refuses the pattern"
-            ),
-        )];
-    }
-    match regexp_constructor_error(pattern, flags) {
-        Some(why) => vec![Issue::error(
-            IssueCode::GuardrailConfig,
-            at,
+            at.clone(),
             format!("config.{pattern_key} isn't a regular expression that compiles: {why}."),
-        )],
-        None => Vec::new(),
+        )]
+    };
+    if flags.contains('v') {
+        // The flags are still checked (`vv`, `uv`: the empty pattern is valid in every
+        // grammar, so only the flags can fail); the pattern is not.
+        return match regexp_constructor_error("", flags) {
+            Some(why) => refused(why),
+            None => vec![Issue::warning(
+                IssueCode::GuardrailConfig,
+                at.clone(),
+                format!(
+                    "config.{pattern_key} is read with the `v` flag, whose class-set syntax runstart does not check; a deploy refuses the guardrail if Node's `new RegExp` refuses the pattern"
+                ),
+            )],
+        };
     }
+    regexp_constructor_error(pattern, flags).map_or_else(Vec::new, refused)
 }
 
 #[cfg(test)]
@@ -280,7 +284,17 @@ mod tests {
         assert_eq!(issues.len(), 1);
         assert_eq!(issues[0].severity(), crate::diagnostics::Severity::Warning);
         assert_eq!(issues[0].instance_path(), "/guardrails/2/config/pattern");
-        // `uv` together is refused by Node whatever the pattern.
+        // Flags Node refuses are refused whatever the pattern.
+        assert_eq!(
+            problems(
+                "output-matches",
+                Some(json!({"pattern": "(", "flags": "vv"}))
+            ),
+            one(
+                "/guardrails/2/config/pattern",
+                "config.pattern isn't a regular expression that compiles: Invalid flags supplied to RegExp constructor 'vv'."
+            )
+        );
         assert_eq!(
             problems(
                 "output-matches",

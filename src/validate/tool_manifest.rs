@@ -1,8 +1,10 @@
 //! A tool entry as a deploy validates it: as a tool manifest (flows.md §3.3, deploy step 4),
 //! which asks more of it than the pack index's own shape does. The index lets `description`
-//! and `version` out (an indexer's input may lack them) and takes any semver version; the
-//! manifest (`tool.schema.json` 1.1.0) requires both, the version plain `major.minor.patch`,
-//! and `defineTool`'s checks add a reserved id prefix and an http spec's URL template rules. Every rule here is an
+//! and `version` out (an indexer's input may lack them), takes any semver version and leaves
+//! `spec` and `needsSpec` open; the manifest (`tool.schema.json` 1.1.0) requires both fields,
+//! the version plain `major.minor.patch`, and gives `spec` and `needsSpec` their shapes, and
+//! `defineTool` adds a reserved id prefix, an http spec's URL template rules and strict
+//! compilation of `needsSpec.secrets` schemas. Every rule here is an
 //! [`IssueCode::InvalidToolDefinition`] error, upstream's code for them.
 
 use crate::diagnostics::{Issue, IssueCode};
@@ -15,8 +17,9 @@ use std::sync::OnceLock;
 /// Tool ids with this prefix are the runtime's own.
 const BUILT_IN_TOOL_PREFIX: &str = "kindgi_";
 
-/// Every rule of the tool manifest that `tool` breaks, in the manifest's order (required
-/// fields, the id, the http spec).
+/// Every rule of the tool manifest that `tool` breaks: required fields, the version's form,
+/// the id's prefix, the shapes of `spec` and `needsSpec`, then (on a `spec` of that shape) the
+/// URL template and (on a `needsSpec` of that shape) the secrets' schemas.
 pub(super) fn check(tool: &Indexed<Tool>) -> Vec<Issue> {
     let base = format!("/tools/{}", tool.index);
     let entry = &tool.entry;
