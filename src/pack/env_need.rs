@@ -5,7 +5,7 @@
 use crate::diagnostics::{Issue, IssueCode, pointer};
 use crate::index::wire::Tool;
 use crate::schema::CompiledSchema;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// One env name a tool declares in `needsSpec.env`.
 #[derive(Debug)]
@@ -16,6 +16,15 @@ pub(crate) struct EnvNeed {
     pub schema: CompiledSchema,
 }
 
+/// The schemas, by name, a tool declares in one slot of its `needsSpec` (`env`, `secrets`);
+/// `None` when the slot is absent or not an object.
+pub(crate) fn needs_slot<'t>(tool: &'t Tool, slot: &str) -> Option<&'t Map<String, Value>> {
+    tool.needs_spec
+        .as_ref()
+        .and_then(|n| n.get(slot))
+        .and_then(Value::as_object)
+}
+
 /// The env needs of the tool at `/tools/<index>`; each schema that does not compile, and each
 /// `default` that is not a string, is an [`IssueCode::InvalidEnvNeed`] issue instead (upstream
 /// refuses such a deployment).
@@ -24,12 +33,7 @@ pub(crate) fn compile_env_needs(
     index: usize,
     issues: &mut Vec<Issue>,
 ) -> Vec<EnvNeed> {
-    let Some(env) = tool
-        .needs_spec
-        .as_ref()
-        .and_then(|n| n.get("env"))
-        .and_then(Value::as_object)
-    else {
+    let Some(env) = needs_slot(tool, "env") else {
         return Vec::new();
     };
     let mut needs = Vec::with_capacity(env.len());

@@ -42,7 +42,7 @@ pub(crate) use agent_rules::is_date_value;
 pub(crate) use block_rules::check_block;
 pub(crate) use compile::{AgentRef, CompiledInstructions, CompiledPack, PackBlock};
 pub(crate) use define_agent::{AgentIssues, AgentRules};
-pub(crate) use env_need::{EnvNeed, compile_env_needs};
+pub(crate) use env_need::{EnvNeed, compile_env_needs, needs_slot};
 pub(crate) use model::{
     BlockContent, BlockRef, CompiledAgent, CompiledBlock, CompiledCapability, InstructionsSource,
     ToolRecord, ToolRefC,

@@ -185,12 +185,7 @@ fn manifest_parts_schema() -> &'static CompiledSchema {
 /// (strict mode). The `env` needs are [`crate::pack::compile_env_needs`]'s, with the pack
 /// service's own code.
 fn secret_need_problems(entry: &Tool, base: &str) -> Vec<Issue> {
-    let Some(secrets) = entry
-        .needs_spec
-        .as_ref()
-        .and_then(|n| n.get("secrets"))
-        .and_then(Value::as_object)
-    else {
+    let Some(secrets) = crate::pack::needs_slot(entry, "secrets") else {
         return Vec::new();
     };
     crate::js::keys(secrets)
