@@ -115,3 +115,23 @@ fn caps_have_their_own_codes_and_jsonl_refuses_the_report_options() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}");
     }
 }
+
+/// A file with `--jsonl` is a usage error whose usage lines show the two forms apart (clap's
+/// own line would read `runstart template --jsonl [FILE]`, as if they went together).
+#[test]
+fn jsonl_with_a_file_is_a_usage_error_naming_both_forms() {
+    let out = runstart()
+        .args(["template", "--jsonl", "fixtures/prompt.liquid"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "Usage: runstart template [OPTIONS] <FILE>\n       runstart template --jsonl [--max-line-bytes <BYTES>]\n"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("--jsonl [FILE]"), "{err}");
+}

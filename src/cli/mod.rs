@@ -49,7 +49,12 @@ enum Command {
     #[command(after_help = resolve::HELP)]
     Resolve(resolve::Args),
     /// Parse a Liquid template: print the variables it reads and the problems found.
-    #[command(after_help = template::HELP)]
+    // clap's own usage line for a conflict would read `runstart template --jsonl [FILE]`,
+    // as if both went together; the two forms are written out instead.
+    #[command(
+        after_help = template::HELP,
+        override_usage = "runstart template [OPTIONS] <FILE>\n       runstart template --jsonl [--max-line-bytes <BYTES>]"
+    )]
     Template(template::Args),
     /// Pack protocol v2: check a service's /v1/info against an index, validate a message.
     #[command(after_help = protocol::HELP)]
