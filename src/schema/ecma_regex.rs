@@ -98,36 +98,36 @@ pub(crate) fn is_valid_annex_b(source: &str) -> bool {
     Parser::new(source, false).pattern().is_ok()
 }
 
-/// The error `new RegExp(source, flags)` throws in V8 (Node 20), or `None` when it compiles:
-/// `Invalid flags supplied to RegExp constructor 'gg'` for a flag that is unknown, repeated
-/// or `u` with `v`, else `Invalid regular expression: /(/g: Unterminated group`. The `u` and
-/// `v` flags select the Unicode grammar (`v`'s class-set syntax is read as `u`'s, an
-/// approximation: no `v`-only construct is accepted), any other flags Annex B's.
-pub(crate) fn constructor_error(source: &str, flags: &str) -> Option<String> {
-    let mut seen = [false; 8];
-    for c in flags.chars() {
-        let slot = "dgimsuyv".find(c);
-        match slot {
-            Some(i) if !seen[i] => seen[i] = true,
-            _ => {
-                return Some(format!(
-                    "Invalid flags supplied to RegExp constructor '{flags}'"
-                ));
-            }
+/// RegExp flags in the order V8 writes them back (`/x/gi` for `"ig"`).
+const FLAGS: &str = "dgimsuvy";
+
+/// The error `new RegExp(source, flags)` throws for `flags` alone in V8 (Node 20): `Invalid
+/// flags supplied to RegExp constructor 'gg'` for a flag that is unknown or repeated, or `u`
+/// with `v`; `None` when the flags are fine.
+pub(crate) fn flags_error(flags: &str) -> Option<String> {
+    let mut seen = [false; FLAGS.len()];
+    let ok = flags.chars().all(|c| match FLAGS.find(c) {
+        Some(i) if !seen[i] => {
+            seen[i] = true;
+            true
         }
+        _ => false,
+    }) && !(flags.contains('u') && flags.contains('v'));
+    (!ok).then(|| format!("Invalid flags supplied to RegExp constructor '{flags}'"))
+}
+
+/// The error `new RegExp(source, flags)` throws in V8 (Node 20), or `None` when it compiles:
+/// [`flags_error`] first, else `Invalid regular expression: /(/g: Unterminated group` (the
+/// flags in V8's order). The `u` and `v` flags select the Unicode grammar (`v`'s class-set
+/// syntax is read as `u`'s, an approximation: no `v`-only construct is accepted), any other
+/// flags Annex B's.
+pub(crate) fn constructor_error(source: &str, flags: &str) -> Option<String> {
+    if let Some(why) = flags_error(flags) {
+        return Some(why);
     }
-    let (unicode, unicode_sets) = (seen[5], seen[7]);
-    if unicode && unicode_sets {
-        return Some(format!(
-            "Invalid flags supplied to RegExp constructor '{flags}'"
-        ));
-    }
-    // V8 writes the flags in its own order, not as given.
-    let shown: String = "dgimsuvy"
-        .chars()
-        .filter(|c| "dgimsuyv".find(*c).is_some_and(|i| seen[i]))
-        .collect();
-    Parser::new(source, unicode || unicode_sets)
+    let shown: String = FLAGS.chars().filter(|c| flags.contains(*c)).collect();
+    let unicode = flags.contains('u') || flags.contains('v');
+    Parser::new(source, unicode)
         .pattern()
         .err()
         .map(|why| format!("Invalid regular expression: /{source}/{shown}: {why}"))

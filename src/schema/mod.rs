@@ -25,7 +25,9 @@ mod uri;
 mod validator;
 
 pub use ajv::issue_from_error;
-pub(crate) use ecma_regex::constructor_error as regexp_constructor_error;
+pub(crate) use ecma_regex::{
+    constructor_error as regexp_constructor_error, flags_error as regexp_flags_error,
+};
 pub use error::{SchemaError, SchemaErrorKind};
 pub use eval::{AjvError, MAX_EVAL_DEPTH};
 pub use pattern::BACKTRACK_LIMIT;

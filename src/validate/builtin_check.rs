@@ -9,7 +9,7 @@
 //! never silently ignored by the check at run time.
 
 use crate::diagnostics::{Issue, IssueCode};
-use crate::schema::{CompiledSchema, ajv_issue, regexp_constructor_error};
+use crate::schema::{CompiledSchema, ajv_issue, regexp_constructor_error, regexp_flags_error};
 use serde_json::{Value, json};
 use std::sync::OnceLock;
 
@@ -155,9 +155,8 @@ pub(crate) fn config_problems(check: &str, config: Option<&Value>, base: &str) -
         )]
     };
     if flags.contains('v') {
-        // The flags are still checked (`vv`, `uv`: the empty pattern is valid in every
-        // grammar, so only the flags can fail); the pattern is not.
-        return match regexp_constructor_error("", flags) {
+        // The flags are still checked (`vv`, `uv`); the pattern is not.
+        return match regexp_flags_error(flags) {
             Some(why) => refused(why),
             None => vec![Issue::warning(
                 IssueCode::GuardrailConfig,

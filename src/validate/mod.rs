@@ -206,18 +206,13 @@ fn check_entries(
         index
             .tools
             .par_iter()
-            .map(|t| {
-                let mut out = tool_manifest::check(t);
-                out.extend(entries::check_tool_schemas(t));
-                out
-            })
+            .map(tool_issues)
             .chain(
                 rejected_typed::<Tool>(document, index, "tools")
                     .into_par_iter()
                     .map(|t| {
                         // The compile never saw it, so its version is checked here too.
-                        let mut out = tool_manifest::check(&t);
-                        out.extend(entries::check_tool_schemas(&t));
+                        let mut out = tool_issues(&t);
                         if let Err(issue) = crate::pack::tool_version(&t, &index.pack_version) {
                             out.push(*issue);
                         }
@@ -254,6 +249,13 @@ fn check_entries(
     issues.extend(groups.into_iter().flatten().flatten());
     templates::cap_template_issues(&mut issues);
     issues
+}
+
+/// A tool entry's own issues: the tool-manifest rules, then its schemas and env needs.
+fn tool_issues(tool: &index::Indexed<Tool>) -> Vec<Issue> {
+    let mut out = tool_manifest::check(tool);
+    out.extend(entries::check_tool_schemas(tool));
+    out
 }
 
 /// The entries of `list` rejected at load only for fields the index does not define, typed
